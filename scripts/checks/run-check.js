@@ -1,0 +1,124 @@
+'use strict';
+// Runs one lab's check against an app file and returns the result object
+// that every front end shows: the CLI, `--json`, Jest, the site's panel and
+// the bench. The lab-specific part lives in test/checks/<slug>.js.
+
+const os = require('node:os');
+const { startApp, AppError } = require('../harness/app-process');
+const { verdictOf } = require('./gates');
+const { relative } = require('../lib/labs');
+
+/**
+ * @param {object} lab an entry of scripts/lib/labs.js
+ * @param {object} [options]
+ * @param {string} [options.app] the app file to check (default: the learner's)
+ * @param {(event:{text:string, elapsedMs:number}) => void} [options.onProgress]
+ * @param {number} [options.retries=1] extra attempts when the machine is too noisy
+ */
+async function runCheck(lab, { app = lab.app, onProgress = () => {}, retries = 1 } = {}) {
+  const definition = require(lab.checkModule);
+  const started = Date.now();
+  const progress = (text) => onProgress({ text, elapsedMs: Date.now() - started });
+
+  let result;
+  for (let attempt = 1; attempt <= retries + 1; attempt++) {
+    result = await attemptOnce(definition, lab, app, progress);
+    result.attempts = attempt;
+    if (result.verdict !== 'noisy' || attempt > retries) break;
+    progress(`The machine was too busy to judge (${result.noise.join('; ')}). Measuring once more.`);
+  }
+  result.durationMs = Date.now() - started;
+  return result;
+}
+
+async function attemptOnce(definition, lab, appFile, progress) {
+  const ctx = new CheckContext(lab, appFile, progress);
+  const measured = { gates: [], responses: [], info: [], noise: [], series: {} };
+  let crash = null;
+  let error = null;
+  try {
+    Object.assign(measured, await definition.run(ctx));
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    const failure = { message: err.message, detail: err.detail, reason: err.reason };
+    if (err.role === 'reference') {
+      error = {
+        ...failure,
+        message: `The reference solution could not run, so nothing was judged: ${err.message}`,
+      };
+    } else {
+      crash = failure;
+    }
+  } finally {
+    await ctx.stopAll();
+  }
+  const verdict = error ? 'error' : verdictOf({ ...measured, crash });
+  return {
+    lab: lab.slug,
+    title: lab.title,
+    app: relative(appFile),
+    verdict,
+    gates: measured.gates,
+    responses: measured.responses,
+    info: measured.info,
+    noise: measured.noise,
+    crash,
+    error,
+    series: measured.series,
+    environment: environment(),
+    startedAt: new Date().toISOString(),
+  };
+}
+
+class CheckContext {
+  constructor(lab, appFile, progress) {
+    this.lab = lab;
+    this.candidate = appFile;
+    this.reference = lab.solutionApp;
+    this.progress = progress;
+    this.apps = [];
+  }
+
+  /**
+   * Starts an app for this check; it is stopped when the check ends, however
+   * it ends. `role` says whose fault a failure is.
+   */
+  async start(file, role = file === this.candidate ? 'candidate' : 'reference', options = {}) {
+    try {
+      const app = await startApp(file, options);
+      app.role = role;
+      this.apps.push(app);
+      return app;
+    } catch (err) {
+      if (err instanceof AppError) err.role = role;
+      throw err;
+    }
+  }
+
+  /** Turns an unexpected exit of `app` into a crash report. */
+  assertAlive(app, when) {
+    try {
+      app.assertAlive(when);
+    } catch (err) {
+      err.role = app.role;
+      throw err;
+    }
+  }
+
+  async stopAll() {
+    await Promise.all(this.apps.map((app) => app.stop()));
+  }
+}
+
+function environment() {
+  const cpus = os.cpus();
+  return {
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: os.availableParallelism ? os.availableParallelism() : cpus.length,
+    cpuModel: cpus[0] ? cpus[0].model.trim() : 'unknown',
+    threadpool: Number(process.env.UV_THREADPOOL_SIZE) || 4,
+  };
+}
+
+module.exports = { runCheck };

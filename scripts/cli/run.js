@@ -1,0 +1,47 @@
+'use strict';
+const { startApp, AppError } = require('../harness/app-process');
+const { relative } = require('../lib/labs');
+const { bold, dim } = require('../lib/style');
+const { requireLab, appFileFor } = require('./lab-arg');
+const { UsageError } = require('./errors');
+
+module.exports = {
+  summary: 'start a lab app to explore it by hand',
+  usage: 'npx workbook run <lab> [--solution | --app FILE] [--port N]',
+  help: [
+    'Starts your labs/<lab>/app.js (or the solution, or FILE) and prints its URL',
+    'and a few requests to try. Ctrl-C stops it.',
+    '  --port N     listen on port N (default: $PORT or 3000; 0 = any free port)',
+  ],
+  options: { app: { type: 'string' }, solution: { type: 'boolean' }, port: { type: 'string' } },
+  async run({ values, positionals }) {
+    const lab = requireLab(positionals[0], this.usage);
+    const file = appFileFor(lab, values, this.usage);
+    const port = values.port ?? process.env.PORT ?? '3000';
+    if (!/^\d+$/.test(port) || Number(port) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not "${port}".`, this.usage);
+    let app;
+    try {
+      app = await startApp(file, { env: { PORT: port } });
+    } catch (err) {
+      if (err instanceof AppError && /EADDRINUSE/.test(err.detail)) {
+        throw new UsageError(`Port ${port} is already in use: stop whatever runs there, or pass --port 0 for any free port.`, this.usage);
+      }
+      throw err;
+    }
+    app.child.stdout.pipe(process.stdout);
+    app.child.stderr.pipe(process.stderr);
+    const { examples = [] } = require(lab.checkModule).standardLoad || {};
+    console.log(`${bold(relative(file))} is listening on ${bold(app.url)}`);
+    if (examples.length) {
+      console.log('Try:');
+      for (const path of examples) console.log(`  curl "${app.url}${path}"`);
+    }
+    console.log(dim('Ctrl-C stops it.'));
+    const { code, signal } = await app.exited;
+    if (!app.stopping) {
+      console.error(`The app stopped (${signal ? `signal ${signal}` : `exit code ${code}`}).`);
+      return 1;
+    }
+    return 0;
+  },
+};

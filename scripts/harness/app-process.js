@@ -1,0 +1,230 @@
+'use strict';
+// Starts a lab app (starter, solution, or any file) as a child process with
+// the probe preloaded, learns the port it really listens on, and gives the
+// caller a handle to query the probe and stop the app.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const children = require('./children');
+const { OutputTail } = require('./output-tail');
+
+const PROBE = path.join(__dirname, 'probe.js');
+
+class AppError extends Error {
+  /**
+   * @param {string} message one plain sentence for the learner
+   * @param {{reason: string, detail?: string, exitCode?: number|null}} info
+   */
+  constructor(message, { reason, detail = '', exitCode = null }) {
+    super(message);
+    this.name = 'AppError';
+    this.reason = reason;
+    this.detail = detail;
+    this.exitCode = exitCode;
+  }
+}
+
+/**
+ * @param {string} appFile path to the app's entry file
+ * @param {object} [options]
+ * @param {number} [options.timeoutMs] how long the app may take to listen
+ * @param {string[]} [options.nodeArgs] extra flags for node (e.g. --prof)
+ * @param {object} [options.env] extra environment variables
+ * @param {string} [options.cwd] working directory (default: the app's folder)
+ * @param {boolean} [options.inheritOutput] show the app's output on our terminal
+ * @returns {Promise<AppHandle>}
+ */
+async function startApp(appFile, options = {}) {
+  const { timeoutMs = 10_000, nodeArgs = [], env = {}, inheritOutput = false } = options;
+  const file = path.resolve(appFile);
+  if (!fs.existsSync(file)) {
+    throw new AppError(`There is no app at ${file}.`, { reason: 'not-found' });
+  }
+  const child = children.track(
+    spawn(process.execPath, [...nodeArgs, '--require', PROBE, file], {
+      cwd: options.cwd || path.dirname(file),
+      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env, WORKBOOK_APP: file },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      windowsHide: true,
+    }),
+  );
+  const handle = new AppHandle(child, file);
+  if (inheritOutput) {
+    child.stdout.pipe(process.stdout);
+    child.stderr.pipe(process.stderr);
+  }
+  try {
+    await handle.listening(timeoutMs);
+  } catch (err) {
+    await handle.stop();
+    throw err;
+  }
+  return handle;
+}
+
+class AppHandle {
+  constructor(child, file) {
+    this.child = child;
+    this.file = file;
+    this.pid = child.pid;
+    this.port = null;
+    this.url = null;
+    this.output = new OutputTail();
+    this.exit = null; // {code, signal} once the process has ended
+    this.stopping = false;
+    this.pending = new Map();
+    this.nextId = 1;
+
+    child.stdout.on('data', (chunk) => this.output.push(chunk));
+    child.stderr.on('data', (chunk) => this.output.push(chunk));
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exit = { code, signal };
+        for (const { reject } of this.pending.values()) {
+          reject(this.crashError('while the harness was waiting for it'));
+        }
+        this.pending.clear();
+        resolve(this.exit);
+      });
+    });
+    child.once('error', (err) => this.output.push(`\n[spawn error] ${err.message}\n`));
+    child.on('message', (message) => this.onMessage(message));
+  }
+
+  onMessage(message) {
+    if (!message || typeof message !== 'object') return;
+    if (message.type === 'listening' && !this.port) {
+      const { address, port } = message.address;
+      this.port = port;
+      const host = address.includes(':') ? `[${address}]` : address;
+      this.url = `http://${host}:${port}`;
+      if (this.onListening) this.onListening();
+    } else if (message.type === 'reply' && this.pending.has(message.id)) {
+      const { resolve, reject } = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      if (message.ok) resolve(message.value);
+      else reject(new Error(message.error));
+    }
+  }
+
+  listening(timeoutMs) {
+    if (this.port) return Promise.resolve(this);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(
+          new AppError(
+            `The app did not start listening within ${Math.round(timeoutMs / 1000)} s.`,
+            { reason: 'timeout', detail: this.output.text() },
+          ),
+        );
+      }, timeoutMs);
+      this.onListening = () => {
+        clearTimeout(timer);
+        resolve(this);
+      };
+      this.exited.then(() => {
+        clearTimeout(timer);
+        reject(this.startError());
+      });
+    });
+  }
+
+  startError() {
+    const detail = this.output.text();
+    const { code, signal } = this.exit;
+    if (/^SyntaxError\b/m.test(detail)) {
+      return new AppError('The app has a syntax error, so it could not start.', {
+        reason: 'syntax',
+        detail,
+        exitCode: code,
+      });
+    }
+    if (code === 0 && !signal) {
+      return new AppError('The app exited without ever listening for requests.', {
+        reason: 'no-listen',
+        detail,
+        exitCode: code,
+      });
+    }
+    return new AppError(
+      `The app stopped during start-up (${signal ? `signal ${signal}` : `exit code ${code}`}).`,
+      { reason: 'startup-crash', detail, exitCode: code },
+    );
+  }
+
+  crashError(when = 'while it was being measured') {
+    const { code, signal } = this.exit || {};
+    return new AppError(
+      `The app crashed ${when} (${signal ? `signal ${signal}` : `exit code ${code}`}).`,
+      { reason: 'crash', detail: this.output.text(), exitCode: code },
+    );
+  }
+
+  /** Throws an AppError if the app has died unexpectedly. */
+  assertAlive(when) {
+    if (this.exit && !this.stopping) throw this.crashError(when);
+  }
+
+  /** Sends a command to the probe and waits for its answer. */
+  ask(cmd, timeoutMs = 15_000) {
+    if (this.exit) return Promise.reject(this.crashError());
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new AppError(`The app did not answer the harness within ${timeoutMs / 1000} s.`, {
+          reason: 'unresponsive',
+          detail: this.output.text(),
+        }));
+      }, timeoutMs);
+      this.pending.set(id, {
+        resolve: (value) => (clearTimeout(timer), resolve(value)),
+        reject: (err) => (clearTimeout(timer), reject(err)),
+      });
+      this.child.send({ cmd, id }, (err) => {
+        if (err && this.pending.has(id)) this.pending.get(id).reject(this.crashError());
+      });
+    });
+  }
+
+  resetEventLoopDelay() {
+    return this.ask('eld:reset');
+  }
+
+  /** Event-loop delay percentiles in ms since the last reset. */
+  eventLoopDelay() {
+    return this.ask('eld:read');
+  }
+
+  /** Heap used (bytes) after a forced full GC, measured inside the app. */
+  async heapUsed() {
+    return (await this.ask('heap')).heapUsed;
+  }
+
+  /**
+   * Ends the app: a polite request first (so profilers can write their
+   * files), then SIGTERM, then SIGKILL. Resolves once it has exited.
+   */
+  async stop({ graceMs = 3000 } = {}) {
+    this.stopping = true;
+    if (this.exit) return this.exit;
+    const waitFor = (ms) =>
+      Promise.race([this.exited, new Promise((r) => setTimeout(r, ms).unref())]);
+    if (this.child.connected) {
+      this.child.send({ cmd: 'shutdown', id: 0 }, () => {});
+      await waitFor(graceMs);
+    }
+    if (!this.exit) {
+      this.child.kill('SIGTERM');
+      await waitFor(1000);
+    }
+    if (!this.exit) {
+      this.child.kill('SIGKILL');
+      await this.exited;
+    }
+    return this.exit;
+  }
+}
+
+module.exports = { startApp, AppError, PROBE };

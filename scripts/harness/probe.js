@@ -1,0 +1,125 @@
+'use strict';
+// Preloaded into a lab app by the harness (`node --require probe.js app.js`),
+// so the lab apps themselves stay plain. It:
+//   - reports the port every server really listens on (apps get PORT=0, so
+//     two checks never collide);
+//   - measures event-loop delay from inside the app;
+//   - answers "heap used after a forced GC" on request;
+//   - closes the app's servers and exits cleanly on SIGINT/SIGTERM or when
+//     asked, so profilers that write on exit (--cpu-prof, --prof, Clinic.js)
+//     get their data, and exits when the harness that started it goes away.
+// It talks to the harness over the IPC channel when there is one, and
+// writes its "listening" report to WORKBOOK_READY_FILE when that is set
+// (profilers that start the app themselves give it no IPC channel).
+
+const fs = require('node:fs');
+const net = require('node:net');
+const v8 = require('node:v8');
+const vm = require('node:vm');
+const { monitorEventLoopDelay } = require('node:perf_hooks');
+
+// Profilers wrap the app in extra node processes that inherit NODE_OPTIONS;
+// only the process running the lab app itself should be probed.
+const target = process.env.WORKBOOK_APP;
+const isTarget = !target || (process.argv[1] && samePath(process.argv[1], target));
+
+function samePath(a, b) {
+  try {
+    return fs.realpathSync(a) === fs.realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+if (isTarget) install();
+
+function install() {
+  const RESOLUTION_MS = 5;
+  const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  delay.enable();
+
+  // A GC we can force without asking the app to run with --expose-gc.
+  v8.setFlagsFromString('--expose-gc');
+  const forceGc = vm.runInNewContext('gc');
+
+  const servers = new Set();
+  const listen = net.Server.prototype.listen;
+  net.Server.prototype.listen = function probedListen(...args) {
+    servers.add(this);
+    this.once('listening', () => {
+      const address = this.address();
+      if (address && typeof address === 'object') report({ type: 'listening', address });
+    });
+    this.once('close', () => servers.delete(this));
+    return listen.apply(this, args);
+  };
+
+  function report(message) {
+    if (process.send && process.connected) process.send(message);
+    if (process.env.WORKBOOK_READY_FILE) {
+      fs.appendFileSync(process.env.WORKBOOK_READY_FILE, JSON.stringify(message) + '\n');
+    }
+  }
+
+  const toMs = (ns) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
+  const handlers = {
+    'eld:reset': () => {
+      delay.reset();
+      return {};
+    },
+    // The histogram records the time between timer ticks; what the app's
+    // users feel is how late each tick was, so subtract the resolution.
+    'eld:read': () => ({
+      count: delay.count,
+      p50: toMs(delay.percentile(50)),
+      p90: toMs(delay.percentile(90)),
+      p99: toMs(delay.percentile(99)),
+      max: toMs(delay.max),
+      mean: toMs(delay.mean),
+    }),
+    heap: () => {
+      // Two passes: the first can leave objects with finalizers for the second.
+      forceGc();
+      forceGc();
+      const { heapUsed, heapTotal, rss } = process.memoryUsage();
+      return { heapUsed, heapTotal, rss };
+    },
+    shutdown: () => {
+      setImmediate(shutdown);
+      return {};
+    },
+  };
+
+  let closing = false;
+  function shutdown() {
+    if (closing) return;
+    closing = true;
+    for (const server of servers) {
+      server.close();
+      if (typeof server.closeAllConnections === 'function') server.closeAllConnections();
+    }
+    // process.exit (rather than a signal's default action) is what lets
+    // --cpu-prof, --heap-prof and Clinic.js write their files.
+    process.exit(0);
+  }
+
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+
+  if (process.send) {
+    process.on('message', (message) => {
+      if (!message || typeof message !== 'object' || !handlers[message.cmd]) return;
+      const reply = { type: 'reply', id: message.id };
+      try {
+        Object.assign(reply, { ok: true, value: handlers[message.cmd]() });
+      } catch (err) {
+        Object.assign(reply, { ok: false, error: err.message });
+      }
+      if (process.connected) process.send(reply);
+    });
+    // The harness went away (finished, crashed, or was killed): so do we.
+    process.on('disconnect', () => process.exit(0));
+    // The channel must not keep an app alive that would otherwise exit.
+    if (process.channel && process.channel.unref) process.channel.unref();
+  }
+}

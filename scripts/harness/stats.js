@@ -1,0 +1,43 @@
+'use strict';
+// The few statistics the checks need, kept dependency-free.
+
+function sorted(values) {
+  return [...values].sort((a, b) => a - b);
+}
+
+/** Percentile by linear interpolation; p in [0, 100]. */
+function percentile(values, p) {
+  if (values.length === 0) return NaN;
+  const s = sorted(values);
+  const rank = (p / 100) * (s.length - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.ceil(rank);
+  return s[lo] + (s[hi] - s[lo]) * (rank - lo);
+}
+
+function median(values) {
+  return percentile(values, 50);
+}
+
+/** Least-squares slope and intercept of y over x. */
+function linearFit(xs, ys) {
+  const n = xs.length;
+  const mx = xs.reduce((a, b) => a + b, 0) / n;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  for (let i = 0; i < n; i++) {
+    sxy += (xs[i] - mx) * (ys[i] - my);
+    sxx += (xs[i] - mx) ** 2;
+  }
+  const slope = sxx === 0 ? 0 : sxy / sxx;
+  return { slope, intercept: my - slope * mx };
+}
+
+/** Largest value divided by smallest: 1 means perfectly steady. */
+function spread(values) {
+  const s = sorted(values);
+  return s[s.length - 1] / s[0];
+}
+
+module.exports = { percentile, median, linearFit, spread };

@@ -1,0 +1,72 @@
+'use strict';
+// The learner's record: the last and best result of each lab's check. One
+// small git-ignored file; deleting it loses nothing but this record.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { WORK_DIR, blobId, isShipped } = require('./shipped');
+
+const FILE = path.join(WORK_DIR, 'progress.json');
+
+function load() {
+  try {
+    return JSON.parse(fs.readFileSync(FILE, 'utf8'));
+  } catch {
+    return { labs: {} };
+  }
+}
+
+function save(data) {
+  fs.mkdirSync(WORK_DIR, { recursive: true });
+  const temp = `${FILE}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, JSON.stringify(data, null, 2) + '\n');
+  fs.renameSync(temp, FILE); // never leave a half-written record
+}
+
+/** The gate that best summarises a result: the one furthest from passing. */
+function headline(result) {
+  if (!result.gates.length) return null;
+  const worst = [...result.gates].sort((a, b) => (a.pass === b.pass ? a.margin - b.margin : a.pass ? 1 : -1))[0];
+  return { id: worst.id, label: worst.label, value: worst.value, unit: worst.unit, pass: worst.pass, margin: worst.margin };
+}
+
+/** Records a check of the learner's own app (checks of other files are not progress). */
+function recordCheck(lab, result) {
+  if (result.verdict === 'error') return;
+  const data = load();
+  const entry = data.labs[lab.slug] || {};
+  const appHash = fs.existsSync(lab.app) ? blobId(fs.readFileSync(lab.app, 'utf8')) : null;
+  const summary = {
+    verdict: result.verdict,
+    at: result.startedAt,
+    appHash,
+    headline: headline(result),
+    gates: Object.fromEntries(result.gates.map((g) => [g.id, g.value])),
+  };
+  entry.last = summary;
+  const better = !entry.best || rank(summary) > rank(entry.best) ||
+    (rank(summary) === rank(entry.best) && (summary.headline?.margin ?? 0) > (entry.best.headline?.margin ?? 0));
+  if (better) entry.best = summary;
+  if (result.verdict === 'pass' && !entry.firstPassAt) entry.firstPassAt = result.startedAt;
+  data.labs[lab.slug] = entry;
+  save(data);
+}
+
+function rank(summary) {
+  return summary.verdict === 'pass' ? 2 : summary.verdict === 'fail' ? 1 : 0;
+}
+
+/**
+ * not-started  the app is still the shipped starter and no check was recorded
+ * passing      the last check passed and the app has not changed since
+ * in-progress  anything else
+ */
+function stateOf(lab) {
+  const entry = load().labs[lab.slug];
+  const current = fs.existsSync(lab.app) ? blobId(fs.readFileSync(lab.app, 'utf8')) : null;
+  if (entry?.last?.verdict === 'pass' && entry.last.appHash === current) return { state: 'passing', entry };
+  if (!entry && isShipped(lab)) return { state: 'not-started', entry: null };
+  return { state: 'in-progress', entry };
+}
+
+module.exports = { FILE, load, recordCheck, stateOf };

@@ -1,0 +1,5 @@
+'use strict';
+// The profilers `workbook profile --tool <name>` knows.
+module.exports = {
+  prof: require('./prof'),
+};

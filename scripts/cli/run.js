@@ -31,7 +31,7 @@ module.exports = {
     app.child.stdout.pipe(process.stdout);
     app.child.stderr.pipe(process.stderr);
     const { examples = [] } = require(lab.checkModule).standardLoad || {};
-    console.log(`${bold(relative(file))} is listening on ${bold(app.url)}`);
+    console.log(`${bold(relative(file))} is listening on ${bold(app.url)} (pid ${app.pid})`);
     if (examples.length) {
       console.log('Try:');
       for (const path of examples) console.log(`  curl "${app.url}${path}"`);

@@ -13,9 +13,19 @@ class OutputTail {
     if (this.buffer.length > this.limit * 2) this.buffer = this.buffer.slice(-this.limit);
   }
 
-  /** The last `lines` lines, trimmed. */
+  /**
+   * The last `lines` lines, without the frames inside Node itself and the
+   * closing "Node.js vXX" banner: what is left points at the learner's code.
+   */
   text(lines = 15) {
-    return this.buffer.slice(-this.limit).trimEnd().split('\n').slice(-lines).join('\n');
+    return this.buffer
+      .slice(-this.limit)
+      .trimEnd()
+      .split('\n')
+      .filter((line) => !/^\s+at (.*\()?node:internal\//.test(line) && !/^Node\.js v\d/.test(line))
+      .slice(-lines)
+      .join('\n')
+      .trim();
   }
 }
 

@@ -1,0 +1,77 @@
+'use strict';
+// The `workbook` command line as a learner meets it.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { ROOT } = require('../scripts/lib/labs');
+const { runCli } = require('./helpers/cli');
+
+const SOLUTION_01 = path.join(ROOT, 'solutions', '01-sync-pbkdf2', 'app.js');
+
+describe('usage', () => {
+  test('with no command, lists the commands', async () => {
+    const { code, stdout } = await runCli([]);
+    expect(code).toBe(0);
+    for (const name of ['list', 'check', 'run', 'load', 'profile', 'reset']) expect(stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
+  });
+
+  test.each([
+    [['check'], /Say which lab: 01 \(01-sync-pbkdf2\)/],
+    [['check', '42'], /There is no lab "42"/],
+    [['check', '01', '--bogus'], /Unknown option '--bogus'/],
+    [['frobnicate'], /There is no command "frobnicate"/],
+    [['run', '01', '--app', 'x.js', '--solution'], /either --app or --solution/],
+    [['profile', '01'], /Say which profiler with --tool/],
+    [['load', '01', '--url', 'http://example.com'], /must be a local address/],
+  ])('%j is a usage error: one sentence, exit 2', async (args, message) => {
+    const { code, stderr } = await runCli(args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  test('`help check` explains the options', async () => {
+    const { code, stdout } = await runCli(['help', 'check']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/--json/);
+  });
+});
+
+test('`list` shows every lab with its state', async () => {
+  const { code, stdout } = await runCli(['list']);
+  expect(code).toBe(0);
+  expect(stdout).toMatch(/01 {2}Synchronous pbkdf2 blocks the event loop\s+(not started|in progress|passing)/);
+  expect(stdout).toMatch(/^Next: /m);
+});
+
+test('`check --json` prints one JSON object with every figure and the verdict, and exits 0 on a pass', async () => {
+  const { code, stdout, stderr } = await runCli(['check', '1', '--app', SOLUTION_01, '--json']);
+  const result = JSON.parse(stdout);
+  expect(code).toBe(0);
+  expect(result).toMatchObject({ lab: '01-sync-pbkdf2', verdict: 'pass', app: 'solutions/01-sync-pbkdf2/app.js' });
+  expect(result.gates.map((g) => g.id)).toEqual(['health-p50', 'loop-delay-p99', 'auth-work']);
+  for (const g of result.gates) expect(g).toEqual(expect.objectContaining({ value: expect.any(Number), threshold: expect.any(Number), pass: true }));
+  expect(result.environment.node).toBe(process.version);
+  expect(stderr).toMatch(/Calibrating/); // progress goes to stderr, keeping stdout pure JSON
+});
+
+test('`load` prints autocannon\'s table', async () => {
+  const { code, stdout } = await runCli(['load', '01', '--solution', '--duration', '2']);
+  expect(code).toBe(0);
+  expect(stdout).toMatch(/Latency/);
+  expect(stdout).toMatch(/Req\/Sec/);
+  expect(stdout).toMatch(/requests in/);
+});
+
+test('`profile --tool prof` writes the tick log and prints the summary and the heavy profile', async () => {
+  const { code, stdout } = await runCli(['profile', '01', '--tool', 'prof', '--duration', '2']);
+  expect(code).toBe(0);
+  expect(stdout).toMatch(/\[Summary\]:/);
+  expect(stdout).toMatch(/\[Bottom up \(heavy\) profile\]:/);
+  expect(stdout).toMatch(/pbkdf2Sync/);
+  const dir = /Files: (\S+)\//.exec(stdout)[1];
+  const files = fs.readdirSync(path.join(ROOT, dir));
+  expect(files).toContain('processed.txt');
+  expect(files.some((f) => /^isolate-.*\.log$/.test(f))).toBe(true);
+  fs.rmSync(path.join(ROOT, dir), { recursive: true, force: true });
+});

@@ -1,0 +1,167 @@
+'use strict';
+// The measurement harness: starting apps, learning their ports, reporting bad
+// apps plainly and fast, and never leaving a process behind.
+
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { startApp, AppError } = require('../scripts/harness/app-process');
+const { runLoad } = require('../scripts/harness/load');
+const { get, json } = require('../scripts/harness/http-client');
+const { killAll, track } = require('../scripts/harness/children');
+const { isAlive, waitForExit } = require('./helpers/processes');
+const { startCli, runCli, waitForOutput } = require('./helpers/cli');
+
+const FIXTURES = path.join(__dirname, 'fixtures', 'bad-apps');
+const fixture = (name) => path.join(FIXTURES, name);
+const started = [];
+
+async function start(name, options) {
+  const app = await startApp(fixture(name), options);
+  started.push(app.pid);
+  return app;
+}
+
+afterAll(async () => {
+  killAll();
+  for (const pid of started) expect(await waitForExit(pid, 5000)).toBe(true);
+});
+
+describe('starting apps', () => {
+  test('two apps get two different free ports, learned from inside each app', async () => {
+    const [a, b] = await Promise.all([start('echo-port.js'), start('echo-port.js')]);
+    try {
+      expect(a.port).not.toBe(b.port);
+      expect(a.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const [ra, rb] = await Promise.all([get(`${a.url}/x`), get(`${b.url}/y`)]);
+      expect(json(ra)).toEqual({ pid: a.pid, url: '/x' });
+      expect(json(rb)).toEqual({ pid: b.pid, url: '/y' });
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+    expect(isAlive(a.pid) || isAlive(b.pid)).toBe(false);
+  });
+
+  test('the probe measures event-loop delay and heap inside the app', async () => {
+    const app = await start('echo-port.js');
+    try {
+      await app.resetEventLoopDelay();
+      await new Promise((r) => setTimeout(r, 200));
+      const delay = await app.eventLoopDelay();
+      expect(delay.count).toBeGreaterThan(5);
+      expect(delay.p99).toBeGreaterThanOrEqual(0);
+      const heap = await app.heapUsed();
+      expect(heap).toBeGreaterThan(1e6);
+      expect(heap).toBeLessThan(200e6);
+    } finally {
+      await app.stop();
+    }
+  });
+});
+
+describe('bad apps get one clear sentence and the tail of their output, fast', () => {
+  const cases = [
+    ['syntax-error.js', 'syntax', /syntax error/, /SyntaxError/],
+    ['throws-at-startup.js', 'startup-crash', /stopped during start-up \(exit code 1\)/, /ENOENT/],
+    ['exits-quietly.js', 'no-listen', /exited without ever listening/, /^$/],
+    ['never-listens.js', 'timeout', /did not start listening within 3 s/, /^$/],
+  ];
+  test.each(cases)('%s', async (name, reason, sentence, detail) => {
+    const t0 = Date.now();
+    const err = await start(name, { timeoutMs: 3000 }).catch((e) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.reason).toBe(reason);
+    expect(err.message).toMatch(sentence);
+    expect(err.message.split('. ').length).toBeLessThanOrEqual(2); // one sentence
+    expect(err.detail).toMatch(detail);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+  });
+
+  test('through the CLI: a syntax error is one sentence plus the code that broke, exit 1', async () => {
+    const { code, stdout, ms } = await runCli(['check', '01', '--app', fixture('syntax-error.js')]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/The app has a syntax error, so it could not start\./);
+    expect(stdout).toMatch(/│ .*res\.end\('ok'/);
+    expect(stdout).toMatch(/Verdict: FAIL/);
+    expect(stdout).not.toMatch(/at Module\._compile|node:internal/); // no harness stack trace
+    expect(ms).toBeLessThan(15_000);
+  });
+
+  test('through the CLI: an app that never listens is reported within 15 s', async () => {
+    const { code, stdout, ms } = await runCli(['check', '01', '--app', fixture('never-listens.js')]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/did not start listening within 10 s/);
+    expect(ms).toBeLessThan(15_000);
+  }, 20_000);
+
+  test('a crash under load is reported with the app\'s own error', async () => {
+    const app = await start('crashes-under-load.js');
+    const load = await runLoad({ url: app.url, path: '/', connections: 4, duration: 1 });
+    expect(load.errors + load.timeouts).toBeGreaterThan(0);
+    await app.exited;
+    let err;
+    try {
+      app.assertAlive('under load');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.message).toMatch(/The app crashed under load \(exit code 1\)\./);
+    expect(err.detail).toMatch(/connection pool exhausted/);
+  });
+});
+
+describe('no process is ever left behind', () => {
+  test('an app that locks up is still ended (SIGKILL after the polite steps)', async () => {
+    const app = await start('spins-forever.js');
+    get(`${app.url}/`, { timeoutMs: 500 }).catch(() => {});
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = Date.now();
+    const exit = await app.stop({ graceMs: 1000 });
+    expect(exit.signal).toBe('SIGKILL');
+    expect(Date.now() - t0).toBeLessThan(4000);
+    expect(isAlive(app.pid)).toBe(false);
+  });
+
+  test('if the harness itself is killed (SIGKILL), its apps exit on their own', async () => {
+    const script = `
+      const { startApp } = require(${JSON.stringify(require.resolve('../scripts/harness/app-process'))});
+      startApp(${JSON.stringify(fixture('echo-port.js'))}).then((app) => console.log('PID ' + app.pid));
+      setInterval(() => {}, 1000);`;
+    const parent = track(spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] }));
+    const pid = await new Promise((resolve) => {
+      let out = '';
+      parent.stdout.on('data', (d) => {
+        out += d;
+        const m = /PID (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+    });
+    started.push(pid);
+    expect(isAlive(pid)).toBe(true);
+    parent.kill('SIGKILL');
+    expect(await waitForExit(pid, 3000)).toBe(true);
+  });
+
+  test('Ctrl-C on `workbook run` ends the app too', async () => {
+    const cli = startCli(['run', '01', '--port', '0']);
+    const [, url, pid] = await waitForOutput(cli, (out) => /listening on (http:\/\/\S+) \(pid (\d+)\)/.exec(out));
+    started.push(Number(pid));
+    expect((await get(`${url}/health`)).status).toBe(200);
+    cli.child.kill('SIGINT');
+    const { code, stderr } = await cli.done;
+    expect(code).toBe(130);
+    expect(stderr).toMatch(/Every process the workbook started has been ended/);
+    expect(await waitForExit(Number(pid), 3000)).toBe(true);
+  });
+
+  test('Ctrl-C in the middle of a check ends its app', async () => {
+    const cli = startCli(['check', '01', '--app', fixture('../../../solutions/01-sync-pbkdf2/app.js')]);
+    const [, port] = await waitForOutput(cli, (out) => /Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out));
+    cli.child.kill('SIGINT');
+    const { code } = await cli.done;
+    expect(code).toBe(130);
+    // The port is free again: nothing listens there any more.
+    const err = await get(`http://127.0.0.1:${port}/health`, { timeoutMs: 1000 }).catch((e) => e);
+    expect(err.message).toMatch(/ECONNREFUSED|no answer/);
+  });
+});

@@ -1,0 +1,76 @@
+'use strict';
+// The standard Jest suite for a lab: the reference solution passes its check,
+// the shipped starter fails it *on the measured gates* (its responses are
+// right: it is slow, not wrong), and each "cheat" fixture is rejected.
+
+const { runCheck } = require('../../scripts/checks/run-check');
+const { formatResult } = require('../../scripts/checks/format');
+const { materializeShipped } = require('../../scripts/lib/shipped');
+const { killAll } = require('../../scripts/harness/children');
+
+/** Progress lines straight to the terminal: Jest would hold console output back. */
+function progressFor(label) {
+  return ({ text, elapsedMs }) =>
+    process.stderr.write(`    [${label}] ${(elapsedMs / 1000).toFixed(1).padStart(5)} s  ${text}\n`);
+}
+
+async function check(lab, app, label) {
+  const result = await runCheck(lab, { app, onProgress: progressFor(`lab ${lab.id} · ${label}`) });
+  const figures = result.gates.map((g) => `${g.id}=${g.value.toFixed(2)}${g.unit} (${g.pass ? 'pass' : 'fail'} ×${g.margin.toFixed(1)})`);
+  process.stderr.write(`    [lab ${lab.id} · ${label}] ${result.verdict}: ${figures.join(', ')}\n`);
+  return result;
+}
+
+function explain(result) {
+  return result.verdict === 'noisy'
+    ? `too noisy, rerun: ${result.noise.join('; ')}\n${formatResult(result)}`
+    : formatResult(result);
+}
+
+/**
+ * @param {object} lab
+ * @param {object} expectations
+ * @param {string[]} expectations.starterFails ids of the gates the starter must fail
+ * @param {Array<[string, string, (result) => void]>} [expectations.cheats]
+ *   [description, fixture file, assertion on the result]
+ */
+function describeLabVerdicts(lab, { starterFails, cheats = [] }) {
+  afterAll(() => killAll());
+
+  test('the reference solution passes', async () => {
+    const result = await check(lab, lab.solutionApp, 'solution');
+    if (result.verdict !== 'pass') throw new Error(explain(result));
+    expect(result.responses.every((r) => r.pass)).toBe(true);
+  });
+
+  // The learner's labs/ may be edited: judge the starter as shipped.
+  const shipped = materializeShipped(lab);
+  if (shipped.error && process.env.CI) {
+    test('the shipped starter can be recovered', () => {
+      throw new Error(`In CI the shipped starter must be available: ${shipped.error}`);
+    });
+  } else if (shipped.error) {
+    process.stderr.write(`    [lab ${lab.id}] Skipping "the shipped starter fails": ${shipped.error}.\n`);
+    test.skip('the shipped starter fails (skipped: shipped starter unavailable)', () => {});
+  } else {
+    test('the shipped starter fails on its measured gates, with correct responses', async () => {
+      const result = await check(lab, shipped.app, 'shipped starter');
+      if (result.verdict !== 'fail') throw new Error(explain(result));
+      expect(result.crash).toBeNull();
+      const wrong = result.responses.filter((r) => !r.pass);
+      expect(wrong).toEqual([]);
+      const failed = result.gates.filter((g) => !g.pass).map((g) => g.id);
+      expect(failed.sort()).toEqual([...starterFails].sort());
+    });
+  }
+
+  for (const [description, app, assertion] of cheats) {
+    test(`rejects ${description}`, async () => {
+      const result = await check(lab, app, description);
+      if (result.verdict !== 'fail') throw new Error(explain(result));
+      assertion(result);
+    });
+  }
+}
+
+module.exports = { describeLabVerdicts, progressFor };

@@ -1,0 +1,70 @@
+'use strict';
+// Every lab is complete, and every lab app keeps the contract: it runs alone
+// with plain `node app.js`, honours HOST and PORT (PORT=0 included), and
+// prints its URL.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { labs, ROOT, findLab } = require('../scripts/lib/labs');
+const { track } = require('../scripts/harness/children');
+const { get } = require('../scripts/harness/http-client');
+const { waitForExit } = require('./helpers/processes');
+
+test('the lab list and the labs/ folders agree', () => {
+  const folders = fs.readdirSync(path.join(ROOT, 'labs'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+  expect(labs.map((l) => l.slug)).toEqual(folders);
+});
+
+test('lab ids resolve from 1, 01, the slug and the slug without its number', () => {
+  for (const lab of labs) {
+    for (const id of [String(lab.number), lab.id, lab.slug, lab.slug.slice(3)]) {
+      expect(findLab(id)).toBe(lab);
+    }
+  }
+  expect(findLab('99')).toBeUndefined();
+  expect(findLab('')).toBeUndefined();
+});
+
+describe.each(labs.map((lab) => [lab.slug, lab]))('%s', (slug, lab) => {
+  test('has its starter, walkthrough, solution, check and test', () => {
+    for (const file of [lab.app, lab.readme, lab.solutionApp, lab.checkModule, lab.testFile]) {
+      expect(fs.existsSync(file) ? path.relative(ROOT, file) : `missing: ${path.relative(ROOT, file)}`).toBe(path.relative(ROOT, file));
+    }
+    const check = require(lab.checkModule);
+    expect(typeof check.run).toBe('function');
+    expect(check.standardLoad).toEqual(expect.objectContaining({ path: expect.any(String), connections: expect.any(Number), duration: expect.any(Number) }));
+  });
+
+  test.each([['starter', lab.app], ['solution', lab.solutionApp]])(
+    'the %s runs alone on PORT=0 and prints its URL',
+    async (_, file) => {
+      const child = track(spawn(process.execPath, [file], { cwd: ROOT, env: { ...process.env, PORT: '0', HOST: '' }, stdio: ['ignore', 'pipe', 'pipe'] }));
+      try {
+        const url = await new Promise((resolve, reject) => {
+          let out = '';
+          const timer = setTimeout(() => reject(new Error(`no URL printed within 10 s:\n${out}`)), 10_000);
+          child.stdout.on('data', (d) => {
+            out += d;
+            const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+            if (m && m[1] !== '0') {
+              clearTimeout(timer);
+              resolve(m[0]);
+            }
+          });
+          child.on('exit', (code) => reject(new Error(`exited with ${code}`)));
+        });
+        const { standardLoad } = require(lab.checkModule);
+        const first = (standardLoad.examples || ['/'])[0];
+        const res = await get(url + first);
+        expect(res.status).toBeLessThan(500);
+      } finally {
+        child.kill('SIGKILL');
+        await waitForExit(child.pid);
+      }
+    },
+  );
+});

@@ -5,7 +5,7 @@ module.exports = {
   testMatch: ['<rootDir>/test/**/*.test.js'],
   testEnvironment: 'node',
   testTimeout: 120_000,
-  // Measured lab checks first would hide a broken harness behind minutes of
-  // load; Jest's default order (slowest last) is fine once they pass.
-  verbose: true,
+  // Each test is reported live as it starts and ends; the summary reporter
+  // then lists failures in full at the end.
+  reporters: ['<rootDir>/test/helpers/live-reporter.js', 'summary'],
 };

@@ -197,6 +197,11 @@ class AppHandle {
     return this.ask('eld:read');
   }
 
+  /** CPU time the app has used so far (user + system, all threads), in µs. */
+  async cpuMicros() {
+    return (await this.ask('cpu')).total;
+  }
+
   /** Heap used (bytes) after a forced full GC, measured inside the app. */
   async heapUsed() {
     return (await this.ask('heap')).heapUsed;

@@ -1,17 +1,30 @@
 'use strict';
-// One plain HTTP GET on a fresh connection, timed. Used for the checks'
+// One plain HTTP request on a fresh connection, timed. Used for the checks'
 // response cases and for probing a second endpoint while load runs.
 
 const http = require('node:http');
 
 /**
+ * @param {string} url
+ * @param {object} [options]
+ * @param {string} [options.method='GET']
+ * @param {string|object} [options.body] an object is sent as JSON
+ * @param {object} [options.headers]
+ * @param {number} [options.timeoutMs=10000]
+ * @param {AbortSignal} [options.signal]
  * @returns {Promise<{status:number, headers:object, body:string, ms:number}>}
  *   rejects on a connection error or after `timeoutMs`.
  */
-function get(url, { timeoutMs = 10_000, signal } = {}) {
+function request(url, { method = 'GET', body, headers = {}, timeoutMs = 10_000, signal } = {}) {
+  const payload = body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body);
+  const allHeaders = { ...headers };
+  if (payload !== null) {
+    allHeaders['content-type'] ??= 'application/json';
+    allHeaders['content-length'] = Buffer.byteLength(payload);
+  }
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent: false, signal }, (res) => {
+    const req = http.request(url, { method, headers: allHeaders, agent: false, signal }, (res) => {
       const chunks = [];
       res.on('data', (chunk) => chunks.push(chunk));
       res.on('end', () =>
@@ -26,7 +39,12 @@ function get(url, { timeoutMs = 10_000, signal } = {}) {
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', reject);
+    req.end(payload ?? undefined);
   });
+}
+
+function get(url, options = {}) {
+  return request(url, { ...options, method: 'GET' });
 }
 
 /** Parses a JSON body, or returns undefined when it is not JSON. */
@@ -38,4 +56,4 @@ function json(response) {
   }
 }
 
-module.exports = { get, json };
+module.exports = { request, get, json };

@@ -84,6 +84,11 @@ function install() {
       const { heapUsed, heapTotal, rss } = process.memoryUsage();
       return { heapUsed, heapTotal, rss };
     },
+    // CPU time this process has used (all threads), in microseconds.
+    cpu: () => {
+      const { user, system } = process.cpuUsage();
+      return { user, system, total: user + system };
+    },
     shutdown: () => {
       setImmediate(shutdown);
       return {};

@@ -14,6 +14,13 @@ const LABS = [
     minutes: 40,
     teaches: 'event-loop blocking, node --prof and --prof-process, the libuv thread pool',
   },
+  {
+    number: 2,
+    slug: '02-express-vs-fastify',
+    title: 'Framework overhead: Express vs Fastify',
+    minutes: 45,
+    teaches: 'throughput baselines, CPU profiles and flame graphs of a framework, JSON schemas',
+  },
 ];
 
 function describe(lab) {

@@ -32,9 +32,11 @@ function explain(result) {
  * @param {object} expectations
  * @param {string[]} expectations.starterFails ids of the gates the starter must fail
  * @param {Array<[string, string, (result) => void]>} [expectations.cheats]
- *   [description, fixture file, assertion on the result]
+ *   [description, fixture file, assertion on the result]: must fail
+ * @param {Array<[string, string]>} [expectations.otherFixes]
+ *   [description, fixture file]: other real fixes, which must pass
  */
-function describeLabVerdicts(lab, { starterFails, cheats = [] }) {
+function describeLabVerdicts(lab, { starterFails, cheats = [], otherFixes = [] }) {
   afterAll(() => killAll());
 
   test('the reference solution passes', async () => {
@@ -61,6 +63,13 @@ function describeLabVerdicts(lab, { starterFails, cheats = [] }) {
       expect(wrong).toEqual([]);
       const failed = result.gates.filter((g) => !g.pass).map((g) => g.id);
       expect(failed.sort()).toEqual([...starterFails].sort());
+    });
+  }
+
+  for (const [description, app] of otherFixes) {
+    test(`accepts ${description}`, async () => {
+      const result = await check(lab, app, description);
+      if (result.verdict !== 'pass') throw new Error(explain(result));
     });
   }
 

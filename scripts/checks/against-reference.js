@@ -1,0 +1,106 @@
+'use strict';
+// Checks that judge the learner's app against the reference solution running
+// beside it: the same answers to the same requests, and throughput measured
+// in alternating rounds on the same machine at the same time.
+
+const { isDeepStrictEqual } = require('node:util');
+const { request, json } = require('../harness/http-client');
+const { runLoad } = require('../harness/load');
+const { median, spread } = require('../harness/stats');
+const { truncate } = require('./gates');
+
+function mediaType(headers) {
+  return String(headers['content-type'] || '(none)').toLowerCase().replace(/\s+/g, '');
+}
+
+function describe(res) {
+  return `${res.status} ${mediaType(res.headers)} ${truncate(res.body || '(empty body)', 90)}`;
+}
+
+/**
+ * Sends each request to the reference, then to the candidate, in order (so
+ * stateful APIs see the same history), and compares status, content type and
+ * body (parsed when it is JSON).
+ * @param {Array<{name?:string, method?:string, path:string, body?:any}>} cases
+ */
+async function compareResponses(candidate, reference, cases) {
+  const results = [];
+  for (const c of cases) {
+    const method = c.method || 'GET';
+    const name = c.name || `${method} ${c.path}`;
+    const send = (app) => request(app.url + c.path, { method, body: c.body }).catch((err) => err);
+    const expected = await send(reference);
+    const actual = await send(candidate);
+    if (expected instanceof Error) throw new Error(`the reference solution did not answer ${name}: ${expected.message}`);
+    if (actual instanceof Error) {
+      results.push({ name, pass: false, expected: describe(expected), actual: actual.message });
+      continue;
+    }
+    const problems = [];
+    if (actual.status !== expected.status) problems.push(`status ${actual.status} instead of ${expected.status}`);
+    if (mediaType(actual.headers) !== mediaType(expected.headers)) {
+      problems.push(`content-type ${mediaType(actual.headers)} instead of ${mediaType(expected.headers)}`);
+    }
+    const a = json(actual);
+    const e = json(expected);
+    const sameBody = e !== undefined ? isDeepStrictEqual(a, e) : actual.body === expected.body;
+    if (!sameBody) problems.push('a different body');
+    results.push(
+      problems.length
+        ? { name, pass: false, expected: describe(expected), actual: `${problems.join(', ')}: ${describe(actual)}` }
+        : { name, pass: true, expected: describe(expected), actual: describe(actual) },
+    );
+  }
+  return results;
+}
+
+/**
+ * Throughput of the candidate against the reference: after a warm-up of each
+ * (so the JIT has compiled the hot paths), `rounds` pairs of runs of `seconds`
+ * each, alternating which app goes first. Each pair gives one ratio; pairs
+ * close in time share the machine's state, which cancels most of its drift.
+ * @param {string|string[]} path one path, or several that every connection cycles through
+ * @returns {Promise<{candidate:number[], reference:number[], pairs:number[], ratio:number,
+ *   referenceSpread:number, errors:number}>} req/s per run, and the median pair ratio
+ */
+async function compareThroughput({ candidate, reference, path, rounds = 5, seconds = 0.6, connections = 10, warmupSeconds = 1, progress = () => {} }) {
+  progress(`Warming up both apps (${warmupSeconds} s each)`);
+  for (const app of [reference, candidate]) await runLoad({ url: app.url, path, connections, duration: warmupSeconds });
+  const samples = { candidate: [], reference: [] };
+  const pairs = [];
+  let errors = 0;
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? ['candidate', 'reference'] : ['reference', 'candidate'];
+    for (const who of order) {
+      const load = await runLoad({ url: (who === 'candidate' ? candidate : reference).url, path, connections, duration: seconds });
+      if (who === 'candidate') errors += load.errors + load.timeouts;
+      samples[who].push(load.requestsPerSec);
+    }
+    pairs.push(samples.candidate.at(-1) / samples.reference.at(-1));
+    progress(
+      `  round ${round + 1}/${rounds}: yours ${Math.round(samples.candidate.at(-1))} req/s, ` +
+        `reference ${Math.round(samples.reference.at(-1))} req/s (${pairs.at(-1).toFixed(2)}×)`,
+    );
+  }
+  return {
+    candidate: samples.candidate,
+    reference: samples.reference,
+    pairs,
+    ratio: median(pairs),
+    referenceSpread: spread(samples.reference),
+    errors,
+  };
+}
+
+/**
+ * "Too noisy" for a ratio gate: fewer than `agree` of the pair ratios fall on
+ * the same side of the threshold as their median, i.e. the rounds disagree
+ * about the verdict.
+ */
+function pairsDisagree(pairs, threshold, agree = Math.ceil(pairs.length * 0.8)) {
+  const passing = pairs.filter((r) => r >= threshold).length;
+  const side = median(pairs) >= threshold ? passing : pairs.length - passing;
+  return side < agree;
+}
+
+module.exports = { compareResponses, compareThroughput, pairsDisagree };

@@ -39,10 +39,12 @@ function nextStep(result) {
         (following ? `, then go on to lab ${following.id}: npx workbook check ${following.id}` : '. That was the last lab.')
       );
     }
-    case 'fail':
-      return result.crash
-        ? `Fix the error above, then run the check again: npx workbook check ${lab.id}`
-        : `Profile the app to find what holds it up (see "Profile" in ${readme}), change ${result.app}, and check again.`;
+    case 'fail': {
+      if (result.crash) return `Fix the error above, then run the check again: npx workbook check ${lab.id}`;
+      if (result.responses.some((r) => !r.pass)) return `Make the responses above right again (the fix must keep the app's behaviour), then check again.`;
+      const advice = require(lab.checkModule).advice;
+      return `${advice || `Profile the app (see "Profile" in ${readme})`}, change ${result.app}, and check again.`;
+    }
     case 'noisy':
       return 'Close other busy programs (builds, video calls, browsers with heavy tabs) and run the check again.';
     default:

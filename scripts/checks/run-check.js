@@ -3,7 +3,9 @@
 // that every front end shows: the CLI, `--json`, Jest, the site's panel and
 // the bench. The lab-specific part lives in test/checks/<slug>.js.
 
+const fs = require('node:fs');
 const os = require('node:os');
+const path = require('node:path');
 const { startApp, AppError } = require('../harness/app-process');
 const { verdictOf } = require('./gates');
 const { relative } = require('../lib/labs');
@@ -77,6 +79,14 @@ class CheckContext {
     this.reference = lab.solutionApp;
     this.progress = progress;
     this.apps = [];
+    this.tempDirs = [];
+  }
+
+  /** A scratch folder (e.g. an app's working directory), removed when the check ends. */
+  tempDir() {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `workbook-${this.lab.id}-`));
+    this.tempDirs.push(dir);
+    return dir;
   }
 
   /**
@@ -107,6 +117,7 @@ class CheckContext {
 
   async stopAll() {
     await Promise.all(this.apps.map((app) => app.stop()));
+    for (const dir of this.tempDirs) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

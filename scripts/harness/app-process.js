@@ -202,6 +202,11 @@ class AppHandle {
     return (await this.ask('cpu')).total;
   }
 
+  /** The app's active resources by type, e.g. { FSReqCallback: 3, TCPWRAP: 2 }. */
+  pendingResources() {
+    return this.ask('pending');
+  }
+
   /** Heap used (bytes) after a forced full GC, measured inside the app. */
   async heapUsed() {
     return (await this.ask('heap')).heapUsed;

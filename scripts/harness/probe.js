@@ -89,6 +89,13 @@ function install() {
       const { user, system } = process.cpuUsage();
       return { user, system, total: user + system };
     },
+    // What the app is still waiting on (pending file writes, timers, sockets),
+    // by resource type: a check waits for file I/O to drain before measuring.
+    pending: () => {
+      const counts = {};
+      for (const type of process.getActiveResourcesInfo()) counts[type] = (counts[type] || 0) + 1;
+      return counts;
+    },
     shutdown: () => {
       setImmediate(shutdown);
       return {};

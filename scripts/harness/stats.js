@@ -19,7 +19,10 @@ function median(values) {
   return percentile(values, 50);
 }
 
-/** Least-squares slope and intercept of y over x. */
+/**
+ * Least-squares slope and intercept of y over x, with the slope's standard
+ * error (how far the slope could be off, given the scatter about the line).
+ */
 function linearFit(xs, ys) {
   const n = xs.length;
   const mx = xs.reduce((a, b) => a + b, 0) / n;
@@ -31,7 +34,11 @@ function linearFit(xs, ys) {
     sxx += (xs[i] - mx) ** 2;
   }
   const slope = sxx === 0 ? 0 : sxy / sxx;
-  return { slope, intercept: my - slope * mx };
+  const intercept = my - slope * mx;
+  let residuals = 0;
+  for (let i = 0; i < n; i++) residuals += (ys[i] - (intercept + slope * xs[i])) ** 2;
+  const slopeError = n > 2 && sxx > 0 ? Math.sqrt(residuals / (n - 2) / sxx) : Infinity;
+  return { slope, intercept, slopeError };
 }
 
 /** Largest value divided by smallest: 1 means perfectly steady. */

@@ -21,6 +21,13 @@ const LABS = [
     minutes: 45,
     teaches: 'throughput baselines, CPU profiles and flame graphs of a framework, JSON schemas',
   },
+  {
+    number: 3,
+    slug: '03-leaking-set',
+    title: 'A Set that never forgets: a memory leak',
+    minutes: 45,
+    teaches: '--trace-gc, heap snapshots and their comparison, --max-old-space-size, heap profiling',
+  },
 ];
 
 function describe(lab) {

@@ -208,4 +208,7 @@ function throughputNote(rps, t, cores, pool) {
   );
 }
 
-module.exports = { run, GATES, LOAD, standardLoad };
+/** What to do after a fail on the gates, for `check`'s last line. */
+const advice = 'Profile it with `npx workbook profile 01 --tool prof` and follow the bottom-up chain into your file';
+
+module.exports = { advice, run, GATES, LOAD, standardLoad };

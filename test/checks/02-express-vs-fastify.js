@@ -116,4 +116,7 @@ async function run(ctx) {
   };
 }
 
-module.exports = { run, GATES, MEASURED, CASES, LOAD, standardLoad };
+/** What to do after a fail on the gates, for `check`'s last line. */
+const advice = 'Profile it with `npx workbook profile 02 --tool cpu` to see where each request's time goes';
+
+module.exports = { advice, run, GATES, MEASURED, CASES, LOAD, standardLoad };

@@ -1,0 +1,187 @@
+'use strict';
+// Lab 03's check: does memory stay flat however many readings are recorded?
+//
+// The figure is machine-independent: bytes of heap still in use after a
+// forced full GC, per /record request, as the slope of a straight line
+// through heap checkpoints taken every 5 000 requests after a warm-up. A
+// reading kept forever costs ~145 bytes (the object, its four numbers and a
+// slot in the Set) on any CPU; a fix keeps ~0. CPU load changes how long the
+// check takes, not the figure. The measured margins are in
+// test/03-leaking-set.test.js.
+
+const { setTimeout: sleep } = require('node:timers/promises');
+const { isDeepStrictEqual } = require('node:util');
+const { runLoad } = require('../../scripts/harness/load');
+const { get, json } = require('../../scripts/harness/http-client');
+const { linearFit } = require('../../scripts/harness/stats');
+const { gate, responseCase } = require('../../scripts/checks/gates');
+
+const GATES = {
+  // Heap retained per /record request, in bytes.
+  bytesPerRequest: 30,
+};
+
+const LOAD = { connections: 10, warmup: 5000, block: 5000, blocks: 4 };
+const FIELDS = ['timestamp', 'freeMemory', 'totalMemory', 'uptime'];
+
+const standardLoad = {
+  path: '/record',
+  connections: 10,
+  duration: 10,
+  describe: 'GET /record, 10 connections',
+  examples: ['/record', '/summary'],
+};
+
+async function run(ctx) {
+  const { progress } = ctx;
+  // A fix may stream readings to a file: give it a scratch folder as its
+  // working directory, removed when the check ends.
+  progress('Starting the app in a scratch folder');
+  const app = await ctx.start(ctx.candidate, undefined, { cwd: ctx.tempDir() });
+  progress(`Listening on ${app.url}. Checking its responses`);
+  const responses = [];
+  let recorded = 0;
+
+  const first = await get(`${app.url}/summary`).catch((e) => e);
+  responses.push(
+    responseCase('GET /summary before any reading', first, {
+      status: 200,
+      body: (body) => (isDeepStrictEqual(JSON.parse(body), { total: 0, latest: null }) ? null : `got ${body}`),
+      describe: 'status 200 {"total":0,"latest":null}',
+    }),
+  );
+  const one = await recordOne(app, responses, 'GET /record');
+  recorded += 1;
+  await checkSummary(app, responses, recorded, one, 'GET /summary after one reading');
+
+  const record = async (amount, label) => {
+    const load = await runLoad({ url: app.url, path: '/record', connections: LOAD.connections, amount });
+    ctx.assertAlive(app, `during ${label}`);
+    recorded += load.responses;
+    return load;
+  };
+
+  progress(`Warm-up: ${LOAD.warmup} readings`);
+  const loads = [await record(LOAD.warmup, 'the warm-up')];
+  const points = [{ requests: recorded, heapUsed: await settledHeap(app) }];
+  progress(`  heap after a forced GC: ${mb(points[0].heapUsed)}`);
+  for (let i = 1; i <= LOAD.blocks; i++) {
+    loads.push(await record(LOAD.block, `block ${i}`));
+    points.push({ requests: recorded, heapUsed: await settledHeap(app) });
+    progress(`  ${i}/${LOAD.blocks}: ${recorded} readings, heap after a forced GC: ${mb(points.at(-1).heapUsed)}`);
+  }
+
+  const statuses = {};
+  for (const load of loads) for (const [code, n] of Object.entries(load.statusCodes)) statuses[code] = (statuses[code] || 0) + n;
+  const errors = loads.reduce((n, l) => n + l.errors + l.timeouts, 0);
+  responses.push({
+    name: `${recorded - 1} readings under load`,
+    pass: Object.keys(statuses).every((c) => c === '201') && errors === 0,
+    expected: 'status 201 for every one, no errors',
+    actual: `${JSON.stringify(statuses)}, ${errors} errors or timeouts`,
+  });
+
+  progress('Checking the count and the latest reading');
+  const last = await recordOne(app, responses, 'GET /record after the load');
+  recorded += 1;
+  await checkSummary(app, responses, recorded, last, 'GET /summary after the load');
+
+  const fit = linearFit(points.map((p) => p.requests), points.map((p) => p.heapUsed));
+  const gates = [
+    gate({
+      id: 'heap-per-request',
+      label: 'heap retained per /record request, after a forced GC',
+      value: fit.slope,
+      op: '<',
+      threshold: GATES.bytesPerRequest,
+      unit: 'B/request',
+      scale: `slope over ${LOAD.blocks * LOAD.block} requests after ${LOAD.warmup} of warm-up, ±${fit.slopeError.toFixed(1)}`,
+      pass_meaning: 'Memory stays flat: each request leaves nothing behind once it is answered.',
+      fail_meaning:
+        'Every request leaves objects the garbage collector cannot free: something long-lived keeps a reference to each reading.',
+    }),
+  ];
+
+  // The verdict is only as good as the line: if the threshold lies within
+  // two standard errors of the slope, the heap was too erratic to judge.
+  const noise =
+    Math.abs(fit.slope - GATES.bytesPerRequest) < 2 * fit.slopeError
+      ? [`the heap checkpoints were too scattered (slope ${fit.slope.toFixed(1)} ± ${fit.slopeError.toFixed(1)} B/request)`]
+      : [];
+
+  return {
+    gates,
+    responses,
+    info: [
+      {
+        id: 'heap-growth',
+        label: `heap growth over the ${LOAD.blocks * LOAD.block} measured requests`,
+        value: (points.at(-1).heapUsed - points[0].heapUsed) / 1024,
+        unit: 'KiB',
+        text: `from ${mb(points[0].heapUsed)} to ${mb(points.at(-1).heapUsed)}`,
+      },
+    ],
+    noise,
+    series: { heap: points, slope: fit.slope, slopeError: fit.slopeError },
+  };
+}
+
+async function recordOne(app, responses, name) {
+  const res = await get(`${app.url}/record`).catch((e) => e);
+  let entry = null;
+  responses.push(
+    responseCase(name, res, {
+      status: 201,
+      describe: `status 201 with ${FIELDS.join(', ')} as numbers`,
+      body: (body) => {
+        entry = JSON.parse(body);
+        const missing = FIELDS.filter((f) => typeof entry?.[f] !== 'number');
+        if (missing.length) return `missing or not numbers: ${missing.join(', ')}`;
+        if (Math.abs(entry.timestamp - Date.now()) > 60_000) return `timestamp ${entry.timestamp} is not now`;
+        return null;
+      },
+    }),
+  );
+  return entry;
+}
+
+async function checkSummary(app, responses, expectedTotal, expectedLatest, name) {
+  const res = await get(`${app.url}/summary`).catch((e) => e);
+  responses.push(
+    responseCase(name, res, {
+      status: 200,
+      describe: `total ${expectedTotal} and the latest reading`,
+      body: (body) => {
+        const summary = json({ body });
+        if (!summary) return 'not JSON';
+        if (summary.total !== expectedTotal) return `total ${summary.total}, but ${expectedTotal} readings were recorded`;
+        if (!isDeepStrictEqual(summary.latest, expectedLatest)) return `latest ${JSON.stringify(summary.latest)} is not the last reading ${JSON.stringify(expectedLatest)}`;
+        return null;
+      },
+    }),
+  );
+}
+
+/**
+ * Heap used after a forced GC, once the app has no file I/O in flight: a fix
+ * that streams readings to a file holds its write queue in memory until the
+ * writes finish, and that is not a leak.
+ */
+async function settledHeap(app) {
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline) {
+    const pending = await app.pendingResources();
+    if (!Object.keys(pending).some((type) => /^FS|FileHandle|WriteStream/.test(type))) break;
+    await sleep(20);
+  }
+  return app.heapUsed();
+}
+
+function mb(bytes) {
+  return `${(bytes / 1024 / 1024).toFixed(2)} MB`;
+}
+
+/** What to do after a fail on the gates, for `check`'s last line. */
+const advice = 'Find what keeps each reading alive: `npx workbook profile 03 --tool heap` compares two heap snapshots';
+
+module.exports = { advice, run, GATES, LOAD, standardLoad };

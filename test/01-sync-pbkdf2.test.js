@@ -14,28 +14,13 @@
 // (one `node -e "for(;;){}"` per core). "×" = distance from the threshold.
 //   MARGINS (filled in from the bench below)
 
-const path = require('node:path');
 const { findLab } = require('../scripts/lib/labs');
 const { describeLabVerdicts } = require('./helpers/lab-verdicts');
 
 const lab = findLab('01');
-const fixture = (name) => path.join(__dirname, 'fixtures', '01-sync-pbkdf2', name);
 
 describe('lab 01 · sync pbkdf2', () => {
   describeLabVerdicts(lab, {
     starterFails: ['health-p50', 'loop-delay-p99'],
-    cheats: [
-      [
-        'a "fix" that stops hashing passwords',
-        fixture('skips-the-hash.js'),
-        (result) => expect(result.gates.find((g) => g.id === 'auth-work').pass).toBe(false),
-      ],
-      [
-        'an async app that answers 200 to a wrong password',
-        fixture('wrong-statuses.js'),
-        (result) =>
-          expect(result.responses.filter((r) => !r.pass).map((r) => r.name).join('\n')).toMatch(/wrong password/),
-      ],
-    ],
   });
 });

@@ -18,29 +18,13 @@
 // Node 20.20.2), `npm run bench -- --runs 10` idle and with `--hog`:
 //   MARGINS (filled in from the bench below)
 
-const path = require('node:path');
 const { findLab } = require('../scripts/lib/labs');
 const { describeLabVerdicts } = require('./helpers/lab-verdicts');
 
 const lab = findLab('02');
-const fixture = (name) => path.join(__dirname, 'fixtures', '02-express-vs-fastify', name);
 
 describe('lab 02 · express vs fastify', () => {
   describeLabVerdicts(lab, {
     starterFails: ['throughput-ratio'],
-    otherFixes: [
-      ['Fastify without response schemas', fixture('fastify-no-schemas.js')],
-      ['plain node:http', fixture('node-http.js')],
-    ],
-    cheats: [
-      [
-        'a port that keeps only the measured routes',
-        fixture('measured-routes-only.js'),
-        (result) => {
-          expect(result.gates.find((g) => g.id === 'throughput-ratio').pass).toBe(true);
-          expect(result.responses.filter((r) => !r.pass).map((r) => r.name)).toContain('POST /orders');
-        },
-      ],
-    ],
   });
 });

@@ -65,14 +65,19 @@ async function compareResponses(candidate, reference, cases) {
  */
 async function compareThroughput({ candidate, reference, path, rounds = 5, seconds = 0.6, connections = 10, warmupSeconds = 1, progress = () => {} }) {
   progress(`Warming up both apps (${warmupSeconds} s each)`);
-  for (const app of [reference, candidate]) await runLoad({ url: app.url, path, connections, duration: warmupSeconds });
+  for (const app of [reference, candidate]) {
+    await runLoad({ url: app.url, path, connections, duration: warmupSeconds });
+    await app.waitUntilIdle();
+  }
   const samples = { candidate: [], reference: [] };
   const pairs = [];
   let errors = 0;
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ['candidate', 'reference'] : ['reference', 'candidate'];
     for (const who of order) {
-      const load = await runLoad({ url: (who === 'candidate' ? candidate : reference).url, path, connections, duration: seconds });
+      const app = who === 'candidate' ? candidate : reference;
+      const load = await runLoad({ url: app.url, path, connections, duration: seconds });
+      await app.waitUntilIdle();
       if (who === 'candidate') errors += load.errors + load.timeouts;
       samples[who].push(load.requestsPerSec);
     }

@@ -18,9 +18,10 @@ function formatGate(g) {
   const mark = g.pass ? green(MARK.pass) : red(MARK.fail);
   const needs = `needs ${g.op === '<' ? '<' : '≥'} ${formatNumber(g.threshold, g.unit)}`;
   const how = g.scale ? ` = ${g.scale}` : '';
+  const times = g.margin >= 100 ? 'over 100×' : `${g.margin.toFixed(1)}×`;
   const margin = g.pass
-    ? dim(`(${g.margin.toFixed(1)}× inside the threshold)`)
-    : red(`(${g.margin.toFixed(1)}× past the threshold)`);
+    ? dim(`(${times} inside the threshold)`)
+    : red(`(${times} past the threshold)`);
   return [
     `  ${mark} ${g.label}: ${bold(formatNumber(g.value, g.unit))}`,
     `      ${needs}${dim(how)} ${margin}`,

@@ -22,7 +22,8 @@ function gate(g) {
   // when failing. A ratio, so it reads the same on any machine.
   const factor =
     g.op === '<' ? g.threshold / Math.max(g.value, 1e-9) : g.value / Math.max(g.threshold, 1e-9);
-  const margin = pass ? factor : 1 / Math.max(factor, 1e-9);
+  // Capped: a leak of -3 B/request is not "ten billion times" inside its threshold.
+  const margin = Math.min(pass ? factor : 1 / Math.max(factor, 1e-9), 1000);
   return {
     id: g.id,
     label: g.label,

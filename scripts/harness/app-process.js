@@ -202,6 +202,23 @@ class AppHandle {
     return (await this.ask('cpu')).total;
   }
 
+  /**
+   * Resolves once the app has stopped working: less than 20% of a core used
+   * over 50 ms. After a load run a slow app may still be busy with requests
+   * that were already queued; the next measurement must not inherit them.
+   */
+  async waitUntilIdle({ maxMs = 5000 } = {}) {
+    const deadline = Date.now() + maxMs;
+    let before = await this.cpuMicros();
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      const now = await this.cpuMicros();
+      if (now - before < 10_000) return true;
+      before = now;
+    }
+    return false;
+  }
+
   /** The app's active resources by type, e.g. { FSReqCallback: 3, TCPWRAP: 2 }. */
   pendingResources() {
     return this.ask('pending');

@@ -28,6 +28,13 @@ const LABS = [
     minutes: 45,
     teaches: '--trace-gc, heap snapshots and their comparison, --max-old-space-size, heap profiling',
   },
+  {
+    number: 4,
+    slug: '04-handlebars-compile',
+    title: 'A template compiled on every request',
+    minutes: 40,
+    teaches: 'Clinic.js Doctor, flame graphs of a library, event-loop lag, caching compiled work',
+  },
 ];
 
 function describe(lab) {

@@ -1,7 +1,9 @@
 'use strict';
-// The standard Jest suite for a lab: the reference solution passes its check,
-// the shipped starter fails it *on the measured gates* (its responses are
-// right: it is slow, not wrong), and each "cheat" fixture is rejected.
+// The standard Jest suites for a lab. In `npm test`: the reference solution
+// passes its check and the shipped starter fails it *on the measured gates*
+// (its responses are right: it is slow, not wrong). In the extended suite
+// (test/extended/, `npm run test:extended`): other real fixes pass and each
+// "cheat" fixture is rejected.
 
 const { runCheck } = require('../../scripts/checks/run-check');
 const { formatResult } = require('../../scripts/checks/format');
@@ -31,12 +33,8 @@ function explain(result) {
  * @param {object} lab
  * @param {object} expectations
  * @param {string[]} expectations.starterFails ids of the gates the starter must fail
- * @param {Array<[string, string, (result) => void]>} [expectations.cheats]
- *   [description, fixture file, assertion on the result]: must fail
- * @param {Array<[string, string]>} [expectations.otherFixes]
- *   [description, fixture file]: other real fixes, which must pass
  */
-function describeLabVerdicts(lab, { starterFails, cheats = [], otherFixes = [] }) {
+function describeLabVerdicts(lab, { starterFails }) {
   afterAll(() => killAll());
 
   test('the reference solution passes', async () => {
@@ -66,6 +64,19 @@ function describeLabVerdicts(lab, { starterFails, cheats = [], otherFixes = [] }
     });
   }
 
+}
+
+/**
+ * @param {object} lab
+ * @param {object} fixtures
+ * @param {Array<[string, string]>} [fixtures.otherFixes]
+ *   [description, fixture file]: other real fixes, which must pass
+ * @param {Array<[string, string, (result) => void]>} [fixtures.cheats]
+ *   [description, fixture file, assertion on the result]: must fail
+ */
+function describeFixtures(lab, { otherFixes = [], cheats = [] }) {
+  afterAll(() => killAll());
+
   for (const [description, app] of otherFixes) {
     test(`accepts ${description}`, async () => {
       const result = await check(lab, app, description);
@@ -82,4 +93,4 @@ function describeLabVerdicts(lab, { starterFails, cheats = [], otherFixes = [] }
   }
 }
 
-module.exports = { describeLabVerdicts, progressFor };
+module.exports = { describeLabVerdicts, describeFixtures, progressFor };

@@ -1,0 +1,155 @@
+'use strict';
+// Lab 04's check: is the report rendered without compiling its template on
+// every request, and is it still the same report for every user?
+//
+// Two machine-relative gates: a lone request's latency against t, the time
+// one compile of the lab's template takes on this machine (measured during
+// the check), and throughput against the reference solution running beside
+// it in alternating rounds. The measured margins are in
+// test/04-handlebars-compile.test.js.
+
+const handlebars = require('handlebars');
+const { runInChild } = require('../../scripts/harness/in-child');
+const { compareResponses, compareThroughput, pairsDisagree } = require('../../scripts/checks/against-reference');
+const { timeIt } = require('../../scripts/harness/calibrate');
+const { get } = require('../../scripts/harness/http-client');
+const { median } = require('../../scripts/harness/stats');
+const { gate } = require('../../scripts/checks/gates');
+const { isShipped, shippedContent } = require('../../scripts/lib/shipped');
+
+const GATES = {
+  // Median latency of a lone /report request, in units of t (one compile).
+  latencyP50: 0.3,
+  // Your req/s ÷ the reference's req/s, median of the paired rounds.
+  throughputRatio: 0.3,
+};
+
+const TEMPLATE = 'views/report.hbs';
+const LATENCY_SAMPLES = 7;
+const LOAD = { path: '/report?user=load', connections: 4, rounds: 3, seconds: 0.75, warmupSeconds: 0.5 };
+
+// Compared with the reference's answers, in this order: a fix that caches one
+// user's page and serves it to the next fails on the second and third.
+const SCRIPT = '<script>alert(1)</script>';
+const CASES = [
+  { path: '/report?user=alice' },
+  { path: '/report?user=bob' },
+  { name: 'GET /report?user=alice again', path: '/report?user=alice' },
+  { name: "GET /report for Zoë O'Brien", path: `/report?user=${encodeURIComponent("Zoë O'Brien")}` },
+  { name: 'GET /report for a user named <script>…', path: `/report?user=${encodeURIComponent(SCRIPT)}` },
+  { name: 'GET /report without a user', path: '/report' },
+  { name: 'GET /report with a blank user', path: '/report?user=%20' },
+  { path: '/health' },
+];
+
+const standardLoad = {
+  path: '/report?user=alice',
+  connections: 4,
+  duration: 10,
+  describe: 'GET /report?user=alice, 4 connections',
+  examples: ['/report?user=alice', '/health'],
+};
+
+const advice =
+  'Profile it with `npx workbook profile 04 --tool cpu` (or `--tool doctor`) and look for work that is the same on every request';
+
+async function run(ctx) {
+  const { progress, lab } = ctx;
+  const responses = [];
+
+  // The fix must change the code, not shrink the view: judge the shipped template.
+  const template = shippedContent(lab, TEMPLATE);
+  if (template.error) throw new Error(`cannot judge lab 04: ${template.error}`);
+  responses.push({
+    name: `${TEMPLATE} is the shipped template`,
+    pass: isShipped(lab, TEMPLATE),
+    expected: 'the template as shipped (the fix belongs in app.js)',
+    actual: isShipped(lab, TEMPLATE) ? 'unchanged' : `changed: undo your edits to labs/${lab.slug}/${TEMPLATE}`,
+  });
+
+  progress('Calibrating: timing one compile of the report template on this machine (t)');
+  // In a plain Node process, like the app's: a test runner's sandbox runs
+  // JavaScript slower and would inflate t.
+  const t = (await runInChild(__filename, 'compileCost', [template.content])).median;
+  progress(`t = ${t.toFixed(0)} ms here. Starting your app and the reference solution`);
+  const [candidate, reference] = await Promise.all([ctx.start(ctx.candidate), ctx.start(ctx.reference)]);
+
+  progress(`Comparing ${CASES.length} responses with the reference`);
+  responses.push(...(await compareResponses(candidate, reference, CASES)));
+  const scripted = await get(`${candidate.url}/report?user=${encodeURIComponent(SCRIPT)}`).catch((e) => e);
+  responses.push({
+    name: 'a user name is HTML-escaped',
+    pass: !(scripted instanceof Error) && scripted.body.includes('&lt;script&gt;alert(1)&lt;/script&gt;') && !scripted.body.includes(SCRIPT),
+    expected: `${SCRIPT} rendered as &lt;script&gt;alert(1)&lt;/script&gt;`,
+    actual: scripted instanceof Error ? scripted.message : scripted.body.includes(SCRIPT) ? 'the raw <script> tag is in the page' : 'not found escaped in the page',
+  });
+  ctx.assertAlive(candidate, 'while its responses were checked');
+
+  progress(`Timing ${LATENCY_SAMPLES} lone requests, one after another`);
+  const lone = [];
+  for (let i = 0; i < LATENCY_SAMPLES; i++) lone.push((await get(`${candidate.url}/report?user=u${i}`)).ms);
+
+  progress(`Throughput: ${LOAD.rounds} paired rounds of ${LOAD.seconds} s, ${LOAD.connections} connections`);
+  const measured = await compareThroughput({ candidate, reference, ...LOAD, progress });
+  ctx.assertAlive(candidate, 'under load');
+  ctx.assertAlive(reference, 'under load');
+  responses.push({
+    name: 'every request under load answered',
+    pass: measured.errors === 0,
+    expected: 'no errors or timeouts',
+    actual: `${measured.errors} errors or timeouts`,
+  });
+
+  const gates = [
+    gate({
+      id: 'latency-p50',
+      label: 'median latency of a lone /report request',
+      value: median(lone),
+      op: '<',
+      threshold: GATES.latencyP50 * t,
+      unit: 'ms',
+      scale: `${GATES.latencyP50} × t (t = ${t.toFixed(0)} ms, one compile of the template)`,
+      pass_meaning: 'A request costs a render, not a compile.',
+      fail_meaning: 'A lone request takes about as long as compiling the template: it is compiled on every request.',
+    }),
+    gate({
+      id: 'throughput-ratio',
+      label: '/report: your req/s ÷ the reference\'s',
+      value: measured.ratio,
+      op: '>=',
+      threshold: GATES.throughputRatio,
+      unit: '×',
+      scale: `median of ${LOAD.rounds} paired rounds; yours ${median(measured.candidate).toFixed(1)} req/s, reference ${median(measured.reference).toFixed(1)} req/s`,
+      pass_meaning: 'Throughput is in the same class as compiling once.',
+      fail_meaning: 'Each request does far more work than the reference: the same expensive step repeats per request.',
+    }),
+  ];
+
+  const noise = pairsDisagree(measured.pairs, GATES.throughputRatio)
+    ? [`the rounds disagreed about the verdict (ratios ${measured.pairs.map((r) => r.toFixed(2)).join(', ')})`]
+    : [];
+
+  return {
+    gates,
+    responses,
+    info: [
+      { id: 't', label: 'one compile of the report template on this machine (t)', value: t, unit: 'ms' },
+      {
+        id: 'rps',
+        label: '/report req/s per round, yours and the reference',
+        value: median(measured.candidate),
+        unit: 'req/s',
+        text: `yours ${measured.candidate.map((x) => x.toFixed(1)).join(', ')}; reference ${measured.reference.map((x) => x.toFixed(1)).join(', ')}`,
+      },
+    ],
+    noise,
+    series: { t, lone, throughput: measured },
+  };
+}
+
+/** The time of one compile (plus a trivial render, since compile is lazy) of `source`. */
+function compileCost(source) {
+  return timeIt(() => handlebars.compile(source)({ units: {} }), { runs: 3, warmup: 1 });
+}
+
+module.exports = { advice, run, compileCost, GATES, LOAD, CASES, standardLoad };

@@ -1,0 +1,30 @@
+'use strict';
+// Lab 02's check against fixtures: other real fixes must pass, "fixes" that
+// drop part of the work must fail. The lab's own suite, with its gates and
+// measured margins, is test/02-express-vs-fastify.test.js.
+
+const path = require('node:path');
+const { findLab } = require('../../scripts/lib/labs');
+const { describeFixtures } = require('../helpers/lab-verdicts');
+
+const lab = findLab('02');
+const fixture = (name) => path.join(__dirname, '..', 'fixtures', '02-express-vs-fastify', name);
+
+describe('lab 02 · fixtures', () => {
+  describeFixtures(lab, {
+    otherFixes: [
+      ['Fastify without response schemas', fixture('fastify-no-schemas.js')],
+      ['plain node:http', fixture('node-http.js')],
+    ],
+    cheats: [
+      [
+        'a port that keeps only the measured routes',
+        fixture('measured-routes-only.js'),
+        (result) => {
+          expect(result.gates.find((g) => g.id === 'throughput-ratio').pass).toBe(true);
+          expect(result.responses.filter((r) => !r.pass).map((r) => r.name)).toContain('POST /orders');
+        },
+      ],
+    ],
+  });
+});

@@ -106,13 +106,33 @@ function install() {
   function shutdown() {
     if (closing) return;
     closing = true;
+    delay.disable();
     for (const server of servers) {
       server.close();
       if (typeof server.closeAllConnections === 'function') server.closeAllConnections();
     }
-    // process.exit (rather than a signal's default action) is what lets
-    // --cpu-prof, --heap-prof and Clinic.js write their files.
-    process.exit(0);
+    // Let the process end by itself: that is what fires 'beforeExit', where
+    // Clinic.js flushes its data. If the app keeps something else alive (a
+    // timer, a pool), nudge: 'beforeExit' for the profilers that wait on it,
+    // then exit for good (--cpu-prof and --prof write on any exit).
+    const waitsForBeforeExit = process.listenerCount('beforeExit') > 0;
+    setTimeout(() => {
+      if (waitsForBeforeExit) process.emit('beforeExit', 0);
+      setTimeout(() => process.exit(0), waitsForBeforeExit ? 2000 : 0).unref();
+    }, waitsForBeforeExit ? 2000 : 200).unref();
+  }
+
+  // Apps started by a profiler have no IPC channel to notice the workbook
+  // going away; watch its process instead.
+  const parent = Number(process.env.WORKBOOK_PARENT_PID);
+  if (parent && !process.send) {
+    setInterval(() => {
+      try {
+        process.kill(parent, 0);
+      } catch {
+        process.exit(0);
+      }
+    }, 1000).unref();
   }
 
   process.on('SIGINT', shutdown);

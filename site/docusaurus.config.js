@@ -1,0 +1,99 @@
+'use strict';
+// The workbook site. Built without a preset so that only what is used gets
+// installed (preset-classic would pull in Algolia search, which this site
+// does not use and whose packages the registry here lacks).
+//
+// Lab pages are the lab READMEs themselves (../labs/*/README.md), read as
+// CommonMark so they render as they do on GitHub. The remark plugins in
+// plugins/workbook/remark add what only a site can: code blocks checked
+// against the real files, links that land on the page's files section, and
+// collapsed hints.
+
+const repoLinks = require('./plugins/workbook/remark/repo-links');
+const codeExcerpts = require('./plugins/workbook/remark/code-excerpts');
+const labReadme = require('./plugins/workbook/remark/lab-readme');
+
+// Set when the site is published below a path, e.g. "/workbook/" on GitHub Pages.
+const baseUrl = process.env.WORKBOOK_SITE_BASE_URL || '/';
+
+const remark = {
+  beforeDefaultRemarkPlugins: [repoLinks, codeExcerpts],
+  remarkPlugins: [labReadme],
+};
+
+/** @type {import('@docusaurus/types').Config} */
+module.exports = {
+  title: 'Node.js profiling workbook',
+  tagline: 'Measure it, profile it, fix it, prove it.',
+  url: 'http://127.0.0.1',
+  baseUrl,
+  favicon: 'img/favicon.svg',
+  onBrokenLinks: 'throw',
+  onBrokenAnchors: 'throw',
+  onDuplicateRoutes: 'throw',
+  markdown: {
+    // .md is CommonMark (as on GitHub), .mdx is MDX.
+    format: 'detect',
+    hooks: { onBrokenMarkdownLinks: 'throw' },
+  },
+  future: {
+    v4: true,
+    // Rspack and SWC: a cold build in ~16 s instead of ~70 s on 2 cores.
+    faster: true,
+    // No "last updated" lookups in git: the site shows none.
+    experimental_vcs: 'disabled',
+  },
+  i18n: { defaultLocale: 'en', locales: ['en'] },
+  noIndex: true,
+  plugins: [
+    require.resolve('./plugins/workbook'),
+    [
+      '@docusaurus/plugin-content-docs',
+      {
+        id: 'default',
+        path: '../labs',
+        include: ['*/README.md'],
+        routeBasePath: 'labs',
+        sidebarPath: require.resolve('./sidebars.js'),
+        // "01-sync-pbkdf2" is the lab's name, not an ordering prefix to strip.
+        numberPrefixParser: false,
+        breadcrumbs: false,
+        ...remark,
+      },
+    ],
+    [
+      '@docusaurus/plugin-content-docs',
+      {
+        id: 'guide',
+        path: 'docs',
+        routeBasePath: 'guide',
+        sidebarPath: require.resolve('./sidebars.guide.js'),
+        breadcrumbs: false,
+        ...remark,
+      },
+    ],
+    ['@docusaurus/plugin-content-pages', {}],
+  ],
+  themes: [['@docusaurus/theme-classic', { customCss: require.resolve('./src/css/custom.css') }]],
+  themeConfig: {
+    colorMode: { respectPrefersColorScheme: true },
+    docs: { sidebar: { hideable: true } },
+    navbar: {
+      title: 'Node.js profiling workbook',
+      logo: { alt: '', src: 'img/logo.svg' },
+      items: [
+        { type: 'docSidebar', sidebarId: 'labs', label: 'Labs', position: 'left' },
+        { type: 'doc', docId: 'how-checks-measure', docsPluginId: 'guide', label: 'How the checks measure', position: 'left' },
+        { type: 'doc', docId: 'trainers', docsPluginId: 'guide', label: 'For trainers', position: 'left' },
+      ],
+    },
+    footer: {
+      style: 'dark',
+      copyright: 'Node.js profiling workbook. Every page is built from the workbook\'s own files: the walkthroughs, the apps, the checks.',
+    },
+    prism: {
+      additionalLanguages: ['bash', 'diff', 'handlebars', 'json', 'powershell'],
+    },
+    tableOfContents: { minHeadingLevel: 2, maxHeadingLevel: 2 },
+  },
+};

@@ -1,0 +1,60 @@
+'use strict';
+// The walkthroughs are written to read well on GitHub, so they link to files
+// relatively: [app.js](app.js), [the solution](../../solutions/01-…/app.js).
+// On the site those files are not pages. This plugin points each such link
+// at the place on the site that shows the file (the lab page's files
+// section), and turns links to files the site does not show into plain text,
+// so a walkthrough can never break the build by linking to a real file.
+// Links to files that do not exist are left alone: the build reports them.
+
+const path = require('node:path');
+const { ROOT, labs, repoPath, isFile } = require('../repo');
+const { walk } = require('./walk');
+
+const labPage = (slug) => `/labs/${slug}`;
+
+/** Where on the site a repository path is shown, or null when nowhere. */
+function siteTarget(relPath, hash) {
+  const parts = relPath.split('/');
+  const lab = labs.find((l) => l.slug === parts[1]);
+  if (relPath === 'README.md') return `/${hash}`;
+  if (parts[0] === 'labs' && lab) {
+    if (parts.length === 2 || parts[2] === 'README.md') return labPage(lab.slug) + hash;
+    return `${labPage(lab.slug)}#starter`;
+  }
+  if (parts[0] === 'solutions' && lab) return `${labPage(lab.slug)}#solution`;
+  if (relPath.startsWith('test/checks/')) {
+    const owner = labs.find((l) => relPath === `test/checks/${l.slug}.js`);
+    if (owner) return `${labPage(owner.slug)}#check`;
+  }
+  const doc = /^site\/docs\/([\w-]+)\.mdx?$/.exec(relPath);
+  if (doc) return `/guide/${doc[1]}${hash}`;
+  return null;
+}
+
+function repoLinks() {
+  return (tree, file) => {
+    if (!file.path) return;
+    const here = path.dirname(file.path);
+    walk(tree, null, (node, index, parent) => {
+      if ((node.type !== 'link' && node.type !== 'definition') || !node.url) return;
+      if (/^([a-z][a-z0-9+.-]*:|#|\/)/i.test(node.url)) return; // absolute, anchor or site path
+      const [pathname, ...rest] = node.url.split('#');
+      const hash = rest.length ? `#${rest.join('#')}` : '';
+      const absolute = path.resolve(here, decodeURIComponent(pathname));
+      if (!absolute.startsWith(ROOT + path.sep) && absolute !== ROOT) return;
+      const exists = isFile(absolute) || isFile(path.join(absolute, 'README.md'));
+      if (!exists) return;
+      const target = siteTarget(repoPath(absolute), hash);
+      if (target) {
+        node.url = target;
+      } else if (node.type === 'link' && parent) {
+        // Shown nowhere on the site: keep the words, drop the link.
+        parent.children.splice(parent.children.indexOf(node), 1, ...node.children);
+      }
+    });
+  };
+}
+
+module.exports = repoLinks;
+module.exports.siteTarget = siteTarget;

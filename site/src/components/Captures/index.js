@@ -1,0 +1,124 @@
+// "Measured on the workbook's machine": what `npm run capture` recorded for a
+// lab (site/static/captures), so a learner can compare their figures with
+// known ones. Says which Node, CPU and date they came from; renders nothing
+// when the lab has no captures.
+import React, { useEffect, useState } from 'react';
+import useBaseUrl from '@docusaurus/useBaseUrl';
+import LabCharts from '../LabCharts';
+import { formatDate, formatMargin, formatNumber } from '../../lib/format';
+import styles from './styles.module.css';
+
+function MachineLine({ machine }) {
+  if (!machine) return null;
+  return (
+    <p className={styles.machine} data-testid="capture-machine">
+      Node {machine.node} on {machine.platform}, {machine.cpus} × {machine.cpuModel}
+      {machine.date ? `, ${formatDate(machine.date)}` : ''}. Your machine's figures will differ; the verdicts should not.
+    </p>
+  );
+}
+
+/** Starter and solution side by side, gate by gate. */
+function GateTable({ starter, solution }) {
+  const ids = [...new Set([...(starter?.gates || []), ...(solution?.gates || [])].map((g) => g.id))];
+  if (!ids.length) return null;
+  const cell = (result, id) => {
+    const gate = result?.gates?.find((g) => g.id === id);
+    if (!gate) return <td>–</td>;
+    return (
+      <td className={gate.pass ? styles.pass : styles.fail}>
+        {gate.pass ? '✓' : '✗'} {formatNumber(gate.value, gate.unit)}
+        <div className={styles.small}>
+          needs {gate.op === '<' ? '<' : '≥'} {formatNumber(gate.threshold, gate.unit)}; {formatMargin(gate)}
+        </div>
+      </td>
+    );
+  };
+  return (
+    <div className={styles.tableWrap}>
+      <table className={styles.table}>
+        <thead>
+          <tr>
+            <th>Measured</th>
+            <th>Starter</th>
+            <th>Reference solution</th>
+          </tr>
+        </thead>
+        <tbody>
+          {ids.map((id) => (
+            <tr key={id}>
+              <td>{(solution?.gates || starter?.gates).find((g) => g.id === id)?.label}</td>
+              {cell(starter, id)}
+              {cell(solution, id)}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function TextCapture({ file }) {
+  const url = useBaseUrl(`/${file.path}`);
+  const [text, setText] = useState(null);
+  useEffect(() => {
+    const controller = new AbortController();
+    fetch(url, { signal: controller.signal })
+      .then((res) => (res.ok ? res.text() : Promise.reject(new Error(String(res.status)))))
+      .then(setText)
+      .catch((err) => err.name !== 'AbortError' && setText(`(could not load ${file.path})`));
+    return () => controller.abort();
+  }, [url, file.path]);
+  return (
+    <figure className={styles.capture}>
+      <figcaption>{file.title}</figcaption>
+      <pre className={styles.text}>{text ?? 'Loading…'}</pre>
+    </figure>
+  );
+}
+
+function PageCapture({ file }) {
+  const url = useBaseUrl(`/${file.path}`);
+  const [open, setOpen] = useState(false);
+  return (
+    <figure className={styles.capture}>
+      <figcaption>
+        {file.title}
+        <span className={styles.links}>
+          <button type="button" className="button button--sm button--secondary" onClick={() => setOpen(!open)}>
+            {open ? 'Hide' : 'Show it here'}
+          </button>
+          <a className="button button--sm button--link" href={url} target="_blank" rel="noopener">
+            Open in a new tab
+          </a>
+        </span>
+      </figcaption>
+      {open &&
+        (file.format === 'svg' ? (
+          <img className={styles.svg} src={url} alt={file.title} />
+        ) : (
+          <iframe className={styles.frame} src={url} title={file.title} sandbox="allow-scripts" />
+        ))}
+    </figure>
+  );
+}
+
+export default function Captures({ lab }) {
+  const captures = lab.captures;
+  if (!captures) return null;
+  const { starter, solution } = captures.results || {};
+  const runs = [
+    { name: 'Starter', role: 'before', result: starter },
+    { name: 'Reference solution', role: 'after', result: solution },
+  ].filter((run) => run.result);
+  return (
+    <div data-testid="captures">
+      <MachineLine machine={captures.machine} />
+      <GateTable starter={starter} solution={solution} />
+      <LabCharts lab={lab.slug} runs={runs} />
+      {captures.files.map((file) =>
+        file.format === 'text' ? <TextCapture key={file.path} file={file} /> : <PageCapture key={file.path} file={file} />,
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,242 @@
+// The chart.js side of LabCharts, loaded in the browser only. One small set
+// of charts per lab, chosen by what its check measures:
+//   01  /health and event-loop delay against their thresholds; /auth req/s against its ceilings
+//   02  req/s per round, yours against the reference's
+//   03  heap after a forced GC, over requests
+//   04  lone-request latency against its threshold; req/s per round against the reference
+import React from 'react';
+import {
+  Chart as ChartJS,
+  BarElement,
+  CategoryScale,
+  Legend,
+  LinearScale,
+  LineElement,
+  LogarithmicScale,
+  PointElement,
+  Tooltip,
+} from 'chart.js';
+import { Bar, Line } from 'react-chartjs-2';
+import { useColorMode } from '@docusaurus/theme-common';
+import { formatNumber } from '../../lib/format';
+import styles from './styles.module.css';
+
+/**
+ * Draws, across each bar, a dashed line at each of its marks: a threshold
+ * or a ceiling belongs to the run it was measured in (t differs per run).
+ */
+const barMarks = {
+  id: 'workbookBarMarks',
+  afterDatasetsDraw(chart, _args, options) {
+    const { ctx, scales } = chart;
+    const y = scales.y;
+    chart.data.datasets.forEach((dataset, d) => {
+      if (!dataset.marks || !chart.isDatasetVisible(d)) return;
+      chart.getDatasetMeta(d).data.forEach((bar, i) => {
+        for (const mark of dataset.marks[i] || []) {
+          if (!Number.isFinite(mark.value) || mark.value <= 0) continue;
+          const py = y.getPixelForValue(mark.value);
+          const half = bar.width / 2 + 6;
+          ctx.save();
+          ctx.strokeStyle = options.color;
+          ctx.lineWidth = 2;
+          ctx.setLineDash([5, 3]);
+          ctx.beginPath();
+          ctx.moveTo(bar.x - half, py);
+          ctx.lineTo(bar.x + half, py);
+          ctx.stroke();
+          if (mark.label) {
+            ctx.setLineDash([]);
+            ctx.fillStyle = options.color;
+            ctx.font = '11px system-ui, sans-serif';
+            ctx.textAlign = 'left';
+            ctx.textBaseline = 'bottom';
+            ctx.fillText(mark.label, bar.x - half, py - 2);
+          }
+          ctx.restore();
+        }
+      });
+    });
+  },
+};
+
+ChartJS.register(BarElement, CategoryScale, Legend, LinearScale, LineElement, LogarithmicScale, PointElement, Tooltip, barMarks);
+
+function palette(dark) {
+  return dark
+    ? { before: '#ff922b', after: '#51cf66', reference: '#a5b4fc', text: '#d0d4db', grid: 'rgba(255,255,255,0.10)', mark: '#f8f9fa' }
+    : { before: '#d9480f', after: '#2b8a3e', reference: '#5c7cfa', text: '#3d4451', grid: 'rgba(0,0,0,0.08)', mark: '#212529' };
+}
+
+function baseOptions(colors, { yTitle, log = false, legend = true }) {
+  return {
+    responsive: true,
+    maintainAspectRatio: false,
+    animation: false,
+    color: colors.text,
+    plugins: {
+      legend: { display: legend, labels: { color: colors.text, boxWidth: 14 } },
+      tooltip: { mode: 'index', intersect: false },
+      workbookBarMarks: { color: colors.mark },
+    },
+    scales: {
+      x: { ticks: { color: colors.text }, grid: { color: colors.grid } },
+      y: {
+        type: log ? 'logarithmic' : 'linear',
+        beginAtZero: !log,
+        ticks: { color: colors.text },
+        grid: { color: colors.grid },
+        title: { display: Boolean(yTitle), text: yTitle, color: colors.text },
+      },
+    },
+  };
+}
+
+const gateOf = (result, id) => (result.gates || []).find((g) => g.id === id);
+
+function Figure({ title, note, summary, children }) {
+  return (
+    <figure className={styles.chart}>
+      <figcaption>
+        {title}
+        {note && <small>{note}</small>}
+      </figcaption>
+      <div className={styles.canvasBox} role="img" aria-label={`${title}. ${summary}`}>
+        {children}
+      </div>
+    </figure>
+  );
+}
+
+/** Bars of gated figures (ms) per run, each with its own threshold dashed across it. Log scale. */
+function GateBars({ runs, gates, colors, title }) {
+  const rows = gates.filter(({ id }) => runs.some((run) => gateOf(run.result, id)));
+  if (!rows.length) return null;
+  const datasets = runs.map((run) => ({
+    label: run.name,
+    data: rows.map(({ id, value }) => (gateOf(run.result, id) ? Math.max(value(run.result), 0.01) : null)),
+    marks: rows.map(({ id }) => [{ value: gateOf(run.result, id)?.threshold }]),
+    backgroundColor: colors[run.role],
+    borderRadius: 3,
+  }));
+  const summary = runs
+    .map((run) => `${run.name}: ${rows.map(({ id, label }) => `${label} ${formatNumber(gateOf(run.result, id)?.value, 'ms')}`).join(', ')}`)
+    .join('; ');
+  return (
+    <Figure title={title} note="Dashed line across each bar: its threshold in that run. Log scale: each step is ×10." summary={summary}>
+      <Bar data={{ labels: rows.map((r) => r.label), datasets }} options={baseOptions(colors, { yTitle: 'ms', log: true })} />
+    </Figure>
+  );
+}
+
+function AuthThroughput({ runs, colors }) {
+  const withSeries = runs.filter((run) => Number.isFinite(run.result.series.authRps));
+  if (!withSeries.length) return null;
+  const data = {
+    labels: withSeries.map((run) => run.name),
+    datasets: [
+      {
+        label: 'sign-ins per second',
+        data: withSeries.map((run) => run.result.series.authRps),
+        backgroundColor: withSeries.map((run) => colors[run.role]),
+        borderRadius: 3,
+        marks: withSeries.map((run) => {
+          const c = run.result.series.ceilings || {};
+          return [
+            { value: c.sync, label: 'one hash at a time' },
+            { value: c.async, label: 'thread pool' },
+          ];
+        }),
+      },
+    ],
+  };
+  const summary = withSeries.map((run) => `${run.name}: ${formatNumber(run.result.series.authRps, 'req/s')}`).join('; ');
+  return (
+    <Figure title="/auth throughput under the load (not judged)" note="Dashed: the ceilings on that machine, one hash at a time (1/t) and min(cores, pool threads) at a time." summary={summary}>
+      <Bar data={data} options={baseOptions(colors, { yTitle: 'req/s', legend: false })} />
+    </Figure>
+  );
+}
+
+function RoundsAgainstReference({ run, colors, gateId }) {
+  const t = run.result.series.throughput;
+  if (!t || !Array.isArray(t.candidate)) return null;
+  const gate = gateOf(run.result, gateId);
+  const data = {
+    labels: t.candidate.map((_, i) => `round ${i + 1}`),
+    datasets: [
+      { label: run.yours || 'yours', data: t.candidate, borderColor: colors[run.role], backgroundColor: colors[run.role], tension: 0.2 },
+      { label: 'reference solution', data: t.reference, borderColor: colors.reference, backgroundColor: colors.reference, borderDash: [6, 4], tension: 0.2 },
+    ],
+  };
+  const note = gate
+    ? `Median ratio ${formatNumber(gate.value, '×')}; it needs ${gate.op === '<' ? '<' : '≥'} ${formatNumber(gate.threshold, '×')}.`
+    : null;
+  return (
+    <Figure title={`${run.name}: req/s per round, against the reference`} note={note} summary={`${note || ''} Yours: ${t.candidate.map(Math.round).join(', ')}. Reference: ${t.reference.map(Math.round).join(', ')}.`}>
+      <Line data={data} options={baseOptions(colors, { yTitle: 'req/s' })} />
+    </Figure>
+  );
+}
+
+function HeapOverRequests({ runs, colors }) {
+  const withHeap = runs.filter((run) => Array.isArray(run.result.series.heap));
+  if (!withHeap.length) return null;
+  const data = {
+    datasets: withHeap.map((run) => ({
+      label: `${run.name} (${formatNumber(run.result.series.slope, 'B/request')})`,
+      data: run.result.series.heap.map((p) => ({ x: p.requests, y: p.heapUsed / 1024 / 1024 })),
+      borderColor: colors[run.role],
+      backgroundColor: colors[run.role],
+      tension: 0,
+    })),
+  };
+  const options = baseOptions(colors, { yTitle: 'MB heap used after a forced GC' });
+  options.scales.x = { ...options.scales.x, type: 'linear', title: { display: true, text: '/record requests served', color: colors.text } };
+  options.scales.y.beginAtZero = true;
+  options.plugins.tooltip = { intersect: false };
+  const summary = withHeap.map((run) => `${run.name}: slope ${formatNumber(run.result.series.slope, 'B/request')}`).join('; ');
+  return (
+    <Figure title="Heap used over requests" note="A leak climbs in a straight line; a fix stays flat. The check judges the slope." summary={summary}>
+      <Line data={data} options={options} />
+    </Figure>
+  );
+}
+
+export default function Charts({ lab, runs }) {
+  const { colorMode } = useColorMode();
+  const colors = palette(colorMode === 'dark');
+  const id = lab.slice(0, 2);
+  let charts = [];
+  if (id === '01') {
+    charts = [
+      <GateBars
+        key="gates"
+        title="Responsiveness while /auth is under load"
+        runs={runs}
+        colors={colors}
+        gates={[
+          { id: 'health-p50', label: '/health median', value: (r) => r.series.health?.p50 },
+          { id: 'loop-delay-p99', label: 'event-loop delay p99', value: (r) => r.series.loopDelay?.p99 },
+        ]}
+      />,
+      <AuthThroughput key="auth" runs={runs} colors={colors} />,
+    ];
+  } else if (id === '02') {
+    charts = runs.map((run) => <RoundsAgainstReference key={run.name} run={run} colors={colors} gateId="throughput-ratio" />);
+  } else if (id === '03') {
+    charts = [<HeapOverRequests key="heap" runs={runs} colors={colors} />];
+  } else if (id === '04') {
+    charts = [
+      <GateBars
+        key="gates"
+        title="A lone /report request, against its threshold"
+        runs={runs}
+        colors={colors}
+        gates={[{ id: 'latency-p50', label: 'median latency, one request at a time', value: (r) => gateOf(r, 'latency-p50')?.value }]}
+      />,
+      ...runs.map((run) => <RoundsAgainstReference key={run.name} run={run} colors={colors} gateId="throughput-ratio" />),
+    ];
+  }
+  return <div className={styles.grid}>{charts}</div>;
+}

@@ -92,7 +92,8 @@ module.exports = {
       copyright: 'Node.js profiling workbook. Every page is built from the workbook\'s own files: the walkthroughs, the apps, the checks.',
     },
     prism: {
-      additionalLanguages: ['bash', 'diff', 'handlebars', 'json', 'powershell'],
+      // markup-templating first: the handlebars grammar builds on it.
+      additionalLanguages: ['bash', 'json', 'powershell', 'markup-templating', 'handlebars'],
     },
     tableOfContents: { minHeadingLevel: 2, maxHeadingLevel: 2 },
   },

@@ -33,10 +33,12 @@ class AppError extends Error {
  * @param {object} [options.env] extra environment variables
  * @param {string} [options.cwd] working directory (default: the app's folder)
  * @param {boolean} [options.inheritOutput] show the app's output on our terminal
+ * @param {import('node:stream').Writable} [options.output] also copy all of the app's
+ *   stdout and stderr here, from its first byte (e.g. a --trace-gc log file)
  * @returns {Promise<AppHandle>}
  */
 async function startApp(appFile, options = {}) {
-  const { timeoutMs = 10_000, nodeArgs = [], env = {}, inheritOutput = false } = options;
+  const { timeoutMs = 10_000, nodeArgs = [], env = {}, inheritOutput = false, output } = options;
   const file = path.resolve(appFile);
   if (!fs.existsSync(file)) {
     throw new AppError(`There is no app at ${file}.`, { reason: 'not-found' });
@@ -50,6 +52,10 @@ async function startApp(appFile, options = {}) {
     }),
   );
   const handle = new AppHandle(child, file);
+  if (output) {
+    child.stdout.pipe(output, { end: false });
+    child.stderr.pipe(output, { end: false });
+  }
   if (inheritOutput) {
     child.stdout.pipe(process.stdout);
     child.stderr.pipe(process.stderr);
@@ -166,8 +172,8 @@ class AppHandle {
     if (this.exit && !this.stopping) throw this.crashError(when);
   }
 
-  /** Sends a command to the probe and waits for its answer. */
-  ask(cmd, timeoutMs = 15_000) {
+  /** Sends a command (with optional arguments) to the probe and waits for its answer. */
+  ask(cmd, timeoutMs = 15_000, args = undefined) {
     if (this.exit) return Promise.reject(this.crashError());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -182,7 +188,7 @@ class AppHandle {
         resolve: (value) => (clearTimeout(timer), resolve(value)),
         reject: (err) => (clearTimeout(timer), reject(err)),
       });
-      this.child.send({ cmd, id }, (err) => {
+      this.child.send({ cmd, id, args }, (err) => {
         if (err && this.pending.has(id)) this.pending.get(id).reject(this.crashError());
       });
     });
@@ -195,6 +201,11 @@ class AppHandle {
   /** Event-loop delay percentiles in ms since the last reset. */
   eventLoopDelay() {
     return this.ask('eld:read');
+  }
+
+  /** Writes a heap snapshot of the app to `file` (the app pauses meanwhile). */
+  heapSnapshot(file) {
+    return this.ask('snapshot', 120_000, { file });
   }
 
   /** CPU time the app has used so far (user + system, all threads), in µs. */

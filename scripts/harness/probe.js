@@ -84,6 +84,8 @@ function install() {
       const { heapUsed, heapTotal, rss } = process.memoryUsage();
       return { heapUsed, heapTotal, rss };
     },
+    // A heap snapshot to the given file, for the heap comparison.
+    snapshot: ({ file }) => ({ file: v8.writeHeapSnapshot(file) }),
     // CPU time this process has used (all threads), in microseconds.
     cpu: () => {
       const { user, system } = process.cpuUsage();
@@ -143,7 +145,7 @@ function install() {
       if (!message || typeof message !== 'object' || !handlers[message.cmd]) return;
       const reply = { type: 'reply', id: message.id };
       try {
-        Object.assign(reply, { ok: true, value: handlers[message.cmd]() });
+        Object.assign(reply, { ok: true, value: handlers[message.cmd](message.args || {}) });
       } catch (err) {
         Object.assign(reply, { ok: false, error: err.message });
       }

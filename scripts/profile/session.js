@@ -16,31 +16,38 @@ function outputDir(lab, tool) {
   return dir;
 }
 
+/** The lab's standard load (its setup requests first) on an app at `url`. */
+async function applyStandardLoad({ lab, url, duration, progress, label = '' }) {
+  const standard = require(lab.checkModule).standardLoad;
+  if (standard.setup) await standard.setup(url);
+  progress(`Load${label}: ${standard.describe}${standard.overallRate ? `, ${standard.overallRate} req/s` : ''}, ${duration} s`);
+  const load = await runLoad({
+    url,
+    path: standard.path,
+    connections: standard.connections,
+    overallRate: standard.overallRate,
+    duration,
+    onTick: ({ elapsedMs, requests }) => progress(`  … ${Math.round(elapsedMs / 1000)}/${duration} s, ${requests} responses`),
+  });
+  progress(`${load.responses} responses, ${load.requestsPerSec.toFixed(1)} req/s`);
+  return load;
+}
+
 /**
  * Starts `file` with `nodeArgs` in `cwd`, applies the lab's standard load for
- * `duration` seconds, and stops it cleanly.
+ * `duration` seconds, and stops it cleanly so the profiler writes its files.
  */
 async function profileRun({ lab, file, nodeArgs = [], env = {}, cwd, duration, progress }) {
-  const standard = require(lab.checkModule).standardLoad;
   progress(`Starting ${relative(file)} with ${nodeArgs.join(' ') || 'no extra flags'}`);
   const app = await startApp(file, { nodeArgs, env, cwd, timeoutMs: 20_000 });
   try {
-    if (standard.setup) await standard.setup(app.url);
-    progress(`Load: ${standard.describe}, ${duration} s`);
-    const load = await runLoad({
-      url: app.url,
-      path: standard.path,
-      connections: standard.connections,
-      duration,
-      onTick: ({ elapsedMs, requests }) =>
-        progress(`  … ${Math.round(elapsedMs / 1000)}/${duration} s, ${requests} responses`),
-    });
+    const load = await applyStandardLoad({ lab, url: app.url, duration, progress });
     app.assertAlive('under load');
-    progress(`${load.responses} responses, ${load.requestsPerSec.toFixed(1)} req/s. Stopping the app so the profiler writes its files`);
+    progress('Stopping the app so the profiler writes its files');
     return load;
   } finally {
     await app.stop({ graceMs: 10_000 });
   }
 }
 
-module.exports = { outputDir, profileRun };
+module.exports = { outputDir, profileRun, applyStandardLoad };

@@ -32,7 +32,7 @@ function languageOf(file) {
   return { js: 'js', hbs: 'handlebars', json: 'json', md: 'markdown' }[ext] || 'text';
 }
 
-/** Whatever a check module exports for pages: its thresholds and its advice on a fail. */
+/** What a check module exports for pages: its thresholds, its load settings and its advice on a fail. */
 function checkModuleFacts(lab) {
   let mod;
   try {
@@ -44,7 +44,7 @@ function checkModuleFacts(lab) {
     );
   }
   if (!mod.GATES) throw new Error(`${repoPath(lab.checkModule)} exports no GATES: the site cannot show its thresholds.`);
-  return { gates: mod.GATES, advice: mod.advice || null };
+  return { gates: mod.GATES, load: mod.LOAD || {}, advice: mod.advice || null };
 }
 
 function solutionDiff(lab, starter) {

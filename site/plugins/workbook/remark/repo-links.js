@@ -18,14 +18,16 @@ function siteTarget(relPath, hash) {
   const parts = relPath.split('/');
   const lab = labs.find((l) => l.slug === parts[1]);
   if (relPath === 'README.md') return `/${hash}`;
+  // A lab without a walkthrough yet has no page: its links become plain text.
   if (parts[0] === 'labs' && lab) {
+    if (!isFile(lab.readme)) return null;
     if (parts.length === 2 || parts[2] === 'README.md') return labPage(lab.slug) + hash;
     return `${labPage(lab.slug)}#starter`;
   }
-  if (parts[0] === 'solutions' && lab) return `${labPage(lab.slug)}#solution`;
+  if (parts[0] === 'solutions' && lab) return isFile(lab.readme) ? `${labPage(lab.slug)}#solution` : null;
   if (relPath.startsWith('test/checks/')) {
     const owner = labs.find((l) => relPath === `test/checks/${l.slug}.js`);
-    if (owner) return `${labPage(owner.slug)}#check`;
+    if (owner) return isFile(owner.readme) ? `${labPage(owner.slug)}#check` : null;
   }
   const doc = /^site\/docs\/([\w-]+)\.mdx?$/.exec(relPath);
   if (doc) return `/guide/${doc[1]}${hash}`;
@@ -43,9 +45,12 @@ function repoLinks() {
       const hash = rest.length ? `#${rest.join('#')}` : '';
       const absolute = path.resolve(here, decodeURIComponent(pathname));
       if (!absolute.startsWith(ROOT + path.sep) && absolute !== ROOT) return;
+      const rel = repoPath(absolute);
       const exists = isFile(absolute) || isFile(path.join(absolute, 'README.md'));
-      if (!exists) return;
-      const target = siteTarget(repoPath(absolute), hash);
+      // A lab whose walkthrough is not written yet: plain text until it is.
+      const unwrittenLab = labs.some((l) => rel === `labs/${l.slug}/README.md`);
+      if (!exists && !unwrittenLab) return;
+      const target = siteTarget(rel, hash);
       if (target) {
         node.url = target;
       } else if (node.type === 'link' && parent) {

@@ -1,0 +1,141 @@
+'use strict';
+// Reads a V8 CPU profile (.cpuprofile, as written by --cpu-prof) the way a
+// learner needs it read: where the time went by function and by origin, and
+// which line of *their* file leads into the heaviest work.
+
+const path = require('node:path');
+const { originOf, toPath } = require('./origin');
+const { findCallLine } = require('./source-line');
+
+const NOT_WORK = new Set(['(idle)', '(program)']);
+
+function index(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
+  const self = new Map();
+  for (const id of profile.samples) self.set(id, (self.get(id) || 0) + 1);
+  // Inclusive counts, children before parents.
+  const inclusive = new Map();
+  const visit = (id) => {
+    const n = byId.get(id);
+    let total = self.get(id) || 0;
+    for (const c of n.children || []) total += visit(c);
+    inclusive.set(id, total);
+    return total;
+  };
+  const root = profile.nodes.find((n) => !parent.has(n.id));
+  visit(root.id);
+  return { byId, parent, self, inclusive, root };
+}
+
+function where(frame, root) {
+  const file = toPath(frame.url);
+  const shown = file.startsWith('node:') || !file ? file || '(native)' : path.relative(root, file).split(path.sep).join('/');
+  return `${shown}${file ? `:${frame.lineNumber + 1}` : ''}`;
+}
+
+/**
+ * @param {object} profile parsed .cpuprofile JSON
+ * @param {object} options
+ * @param {string} options.appFile the learner's app file
+ * @param {string} options.root folder paths are shown relative to
+ */
+function readCpuProfile(profile, { appFile, root = process.cwd() }) {
+  const { byId, self, inclusive } = index(profile);
+  const total = profile.samples.length;
+  let notWork = 0;
+  for (const [id, count] of self) if (NOT_WORK.has(byId.get(id).callFrame.functionName)) notWork += count;
+  const busy = Math.max(total - notWork, 1);
+  const pct = (n) => (100 * n) / busy;
+
+  // Self time by function (several nodes can be the same function).
+  const functions = new Map();
+  const origins = new Map();
+  for (const [id, count] of self) {
+    const { callFrame } = byId.get(id);
+    if (NOT_WORK.has(callFrame.functionName)) continue;
+    const key = `${callFrame.functionName}|${callFrame.url}|${callFrame.lineNumber}`;
+    const entry = functions.get(key) || {
+      functionName: callFrame.functionName || '(anonymous)',
+      location: where(callFrame, root),
+      origin: originOf(callFrame.url, appFile).label,
+      samples: 0,
+    };
+    entry.samples += count;
+    functions.set(key, entry);
+    const origin = callFrame.functionName === '(garbage collector)' ? 'garbage collection' : originOf(callFrame.url, appFile).label;
+    origins.set(origin, (origins.get(origin) || 0) + count);
+  }
+  const topSelf = [...functions.values()]
+    .sort((a, b) => b.samples - a.samples)
+    .slice(0, 10)
+    .map((f) => ({ ...f, selfPct: pct(f.samples) }));
+  const byOrigin = [...origins]
+    .sort((a, b) => b[1] - a[1])
+    .map(([origin, samples]) => ({ origin, samples, selfPct: pct(samples) }));
+
+  return { totalSamples: total, busySamples: busy, topSelf, byOrigin, hotspot: hotspot({ byId, self, inclusive }, appFile, root, busy) };
+}
+
+/**
+ * The call from the learner's code under which most work happens: over every
+ * (app function → non-app callee) edge, the samples beneath the callee that
+ * are not themselves back in app code (helpers the library calls back are
+ * the app's own time). `next` is skipped: in Express and Connect it is the
+ * rest of the request, not a piece of work.
+ */
+function hotspot({ byId, self, inclusive }, appFile, root, busy) {
+  const appOwned = new Map(); // samples beneath a node that are in app frames
+  const isApp = (id) => originOf(byId.get(id).callFrame.url, appFile).kind === 'app';
+  const appSamplesUnder = (id) => {
+    if (appOwned.has(id)) return appOwned.get(id);
+    const n = byId.get(id);
+    let count = isApp(id) ? inclusive.get(id) : 0;
+    if (!isApp(id)) for (const c of n.children || []) count += appSamplesUnder(c);
+    appOwned.set(id, count);
+    return count;
+  };
+
+  const edges = new Map();
+  for (const n of byId.values()) {
+    if (!isApp(n.id)) continue;
+    for (const c of n.children || []) {
+      if (isApp(c)) continue;
+      const callee = byId.get(c).callFrame;
+      if (callee.functionName === 'next' || NOT_WORK.has(callee.functionName)) continue;
+      const key = `${n.callFrame.functionName}|${n.callFrame.lineNumber}|${callee.functionName}|${callee.url}`;
+      const edge = edges.get(key) || { caller: n.callFrame, callee, samples: 0 };
+      edge.samples += inclusive.get(c) - appSamplesUnder(c);
+      edges.set(key, edge);
+    }
+  }
+  const best = [...edges.values()].sort((a, b) => b.samples - a.samples)[0];
+  if (!best || best.samples === 0) return null;
+  const origin = originOf(best.callee.url, appFile);
+  const call = findCallLine(appFile, best.caller.lineNumber + 1, { name: best.callee.functionName, package: origin.package });
+  return {
+    sharePct: (100 * best.samples) / busy,
+    callee: best.callee.functionName || '(anonymous)',
+    calleeOrigin: origin.label,
+    caller: best.caller.functionName || '(anonymous)',
+    file: path.relative(root, appFile).split(path.sep).join('/'),
+    line: call.line,
+    text: call.text,
+    exact: call.exact,
+  };
+}
+
+/** One sentence naming the hot spot in the learner's code. */
+function describeHotspot(h) {
+  if (!h) return 'No CPU time was found under your own code: the time is in libraries or Node itself (see the table).';
+  const calleeName = h.calleeOrigin === 'Node.js itself' || h.calleeOrigin === 'V8 and native code' ? h.callee : `${h.callee} (${h.calleeOrigin})`;
+  return (
+    `${h.sharePct.toFixed(0)}% of CPU samples are under \`${calleeName}\`, ` +
+    `${h.exact ? 'called from' : 'reached from the function at'} ${h.file}:${h.line}` +
+    (h.caller && h.caller !== '(anonymous)' ? ` in ${h.caller}()` : '') +
+    `:\n    ${h.text}`
+  );
+}
+
+module.exports = { readCpuProfile, describeHotspot };

@@ -1,0 +1,34 @@
+'use strict';
+// `--cpu-prof`: V8's sampling CPU profiler, written as a .cpuprofile that
+// Chrome DevTools opens (Performance panel, or "Load profile" in the
+// JavaScript Profiler). The workbook also reads it for you.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { profileRun } = require('../session');
+const { ROOT } = require('../../lib/labs');
+const { readCpuProfile, describeHotspot } = require('../read/cpuprofile');
+const { table } = require('../read/table');
+
+module.exports = {
+  name: 'cpu',
+  summary: 'V8 CPU profile (--cpu-prof), read for you; opens in Chrome DevTools',
+  async run({ lab, file, dir, duration, progress, print }) {
+    await profileRun({ lab, file, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`], duration, progress });
+    const written = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+    if (written.length === 0) throw new Error('node --cpu-prof wrote no .cpuprofile (did the app exit cleanly?)');
+    const profileFile = path.join(dir, written[0]);
+    const reading = readCpuProfile(JSON.parse(fs.readFileSync(profileFile, 'utf8')), { appFile: file, root: ROOT });
+    print(`Hot spot in your code\n  ${describeHotspot(reading.hotspot)}`);
+    print(
+      `Self time by function (top 10 of ${reading.busySamples} busy samples)\n` +
+        table(reading.topSelf.map((f) => [`${f.selfPct.toFixed(1)}%`, f.functionName, f.location]), ['self', 'function', 'where']),
+    );
+    print(
+      'Self time by origin\n' +
+        table(reading.byOrigin.slice(0, 8).map((o) => [`${o.selfPct.toFixed(1)}%`, o.origin]), ['self', 'origin']),
+    );
+    fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(reading, null, 2));
+    return { artifacts: [profileFile], open: profileFile, reading, howToOpen: 'Chrome DevTools → Performance → "Load profile…" (or drag the file in)' };
+  },
+};

@@ -40,7 +40,10 @@ module.exports = {
       print: (text) => text && console.log(`\n${text}`),
     });
     console.log(`\nFiles: ${relative(dir)}/`);
-    if (result.open) console.log(`Open first: ${bold(relative(result.open))}`);
+    if (result.open) {
+      const open = result.open.startsWith('file:') ? require('node:url').fileURLToPath(result.open) : result.open;
+      console.log(`Open first: ${bold(relative(open))}${result.howToOpen ? `\n  (${result.howToOpen})` : ''}`);
+    }
     return 0;
   },
 };

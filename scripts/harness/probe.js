@@ -124,8 +124,16 @@ function install() {
     }, waitsForBeforeExit ? 2000 : 200).unref();
   }
 
-  // Apps started by a profiler have no IPC channel to notice the workbook
-  // going away; watch its process instead.
+  // Apps started by a profiler have no IPC channel. The workbook asks them to
+  // stop by creating a file (signals cannot be sent to a child on Windows)...
+  const stopFile = process.env.WORKBOOK_STOP_FILE;
+  if (stopFile) {
+    setInterval(() => {
+      if (fs.existsSync(stopFile)) shutdown();
+    }, 200).unref();
+  }
+
+  // ...and they watch the workbook's process, to exit if it goes away.
   const parent = Number(process.env.WORKBOOK_PARENT_PID);
   if (parent && !process.send) {
     setInterval(() => {

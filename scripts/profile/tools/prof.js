@@ -7,7 +7,9 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { track } = require('../../harness/children');
 const { profileRun } = require('../session');
-const { relative } = require('../../lib/labs');
+const { ROOT } = require('../../lib/labs');
+const { section, topOfBottomUp, profHotspot } = require('../read/prof-report');
+const { describeHotspot } = require('../read/cpuprofile');
 
 module.exports = {
   name: 'prof',
@@ -22,7 +24,9 @@ module.exports = {
     const report = fs.readFileSync(processed, 'utf8');
     print(section(report, 'Summary'));
     print(topOfBottomUp(report, 14));
-    return { artifacts: [processed, path.join(dir, log)], open: processed, report };
+    const hotspot = profHotspot(report, file, ROOT);
+    print(`Hot spot in your code\n  ${describeHotspot(hotspot).replace('CPU samples', 'ticks')}`);
+    return { artifacts: [processed, path.join(dir, log)], open: processed, report, hotspot };
   },
 };
 
@@ -39,23 +43,3 @@ function tickProcess(log, outFile) {
   });
 }
 
-/** One bracketed section of the tick report, e.g. " [Summary]:". */
-function section(report, name) {
-  const lines = report.split('\n');
-  const start = lines.findIndex((l) => l.trim() === `[${name}]:`);
-  if (start < 0) return '';
-  let end = start + 1;
-  while (end < lines.length && !/^ \[.+\]:/.test(lines[end])) end++;
-  return lines.slice(start, end).join('\n').trimEnd();
-}
-
-/** The header and first `rows` rows of the bottom-up (heavy) profile. */
-function topOfBottomUp(report, rows) {
-  const body = section(report, 'Bottom up (heavy) profile').split('\n');
-  const header = body.findIndex((l) => /ticks\s+parent\s+name/.test(l));
-  if (header < 0) return body.join('\n');
-  return [body[0], body[header], ...body.slice(header + 1, header + 1 + rows)].join('\n');
-}
-
-module.exports.section = section;
-module.exports.topOfBottomUp = topOfBottomUp;

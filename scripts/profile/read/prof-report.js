@@ -1,0 +1,76 @@
+'use strict';
+// Reads the text report of `node --prof-process`: its sections, and from the
+// bottom-up (heavy) profile, the hot spot in the learner's own file.
+
+const path = require('node:path');
+const { findCallLine } = require('./source-line');
+
+/** One bracketed section of the report, e.g. " [Summary]:". */
+function section(report, name) {
+  const lines = report.split('\n');
+  const start = lines.findIndex((l) => l.trim() === `[${name}]:`);
+  if (start < 0) return '';
+  let end = start + 1;
+  while (end < lines.length && !/^ \[.+\]:/.test(lines[end])) end++;
+  return lines.slice(start, end).join('\n').trimEnd();
+}
+
+/** The header and first `rows` rows of the bottom-up (heavy) profile. */
+function topOfBottomUp(report, rows) {
+  const body = section(report, 'Bottom up (heavy) profile').split('\n');
+  const header = body.findIndex((l) => /ticks\s+parent\s+name/.test(l));
+  if (header < 0) return body.join('\n');
+  return [body[0], body[header], ...body.slice(header + 1, header + 1 + rows)].join('\n');
+}
+
+const ROW = /^\s*(\d+)\s+([\d.]+)%(\s+)(.*)$/;
+
+/**
+ * In the bottom-up profile each heavy entry is followed by its callers,
+ * indented one step per level. Follow each entry's heaviest chain of callers
+ * to the first frame in the app file: the frame just above it is the callee
+ * the app's line calls.
+ */
+function profHotspot(report, appFile, root) {
+  const total = Number((/\((\d+) ticks,/.exec(report) || [])[1]) || 0;
+  const body = section(report, 'Bottom up (heavy) profile').split('\n');
+  const rows = body.map((l) => ROW.exec(l)).filter(Boolean).map((m) => ({ ticks: Number(m[1]), indent: m[3].length, name: m[4] }));
+  const appPath = path.resolve(appFile);
+  const frame = (name) => /^(?:JS: )?[~^*]?(\S*)\s+(\S+?):(\d+):\d+$/.exec(name) || [];
+  // The same call appears once per optimisation state (^ optimised,
+  // ~ interpreted): add up every chain with the same callee and caller line.
+  const calls = new Map();
+  const counted = new Set();
+  for (let i = 0; i < rows.length; i++) {
+    const chain = [i];
+    for (let j = i + 1; j < rows.length && rows[j].indent > rows[chain[chain.length - 1]].indent; j++) {
+      if (rows[j].indent === rows[chain[chain.length - 1]].indent + 2) chain.push(j);
+    }
+    const appAt = chain.findIndex((k) => rows[k].name.includes(appPath));
+    if (appAt < 1 || counted.has(chain[appAt - 1])) continue;
+    const callee = rows[chain[appAt - 1]];
+    const caller = rows[chain[appAt]];
+    counted.add(chain[appAt - 1]);
+    const key = `${frame(callee.name)[1]}|${frame(caller.name)[3]}`;
+    const entry = calls.get(key) || { ticks: 0, callee, caller };
+    entry.ticks += callee.ticks;
+    calls.set(key, entry);
+  }
+  const best = [...calls.values()].sort((a, b) => b.ticks - a.ticks)[0];
+  if (!best || !total) return null;
+  const [, calleeName] = frame(best.callee.name);
+  const [, callerName, , callerLine] = frame(best.caller.name);
+  const call = findCallLine(appPath, Number(callerLine), { name: calleeName });
+  return {
+    sharePct: (100 * best.ticks) / total,
+    callee: calleeName || best.callee.name,
+    calleeOrigin: 'Node.js itself',
+    caller: callerName,
+    file: path.relative(root, appPath).split(path.sep).join('/'),
+    line: call.line,
+    text: call.text,
+    exact: call.exact,
+  };
+}
+
+module.exports = { section, topOfBottomUp, profHotspot };

@@ -1,0 +1,100 @@
+'use strict';
+// Clinic.js 13's tools, driven through their programmatic API rather than
+// the `clinic` command (which, when not on a terminal, exits silently unless
+// NO_INSIGHT=1, and on a terminal first asks about usage statistics). Each
+// tool starts the app with its own preloads; we add the probe, apply the
+// lab's load once the app listens, stop it cleanly, and render the report.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { track } = require('../../harness/children');
+const { applyStandardLoad } = require('../session');
+const { relative } = require('../../lib/labs');
+const { withAppEnvironment } = require('../child-env');
+const { doctorVerdict, describeVerdict } = require('../read/doctor-verdict');
+
+/** Resolves the report's HTML path once the tool has collected and rendered. */
+async function runClinicTool(Tool, { lab, file, dir, duration, progress }) {
+  const tool = new Tool({ detectPort: true, dest: dir });
+  const stopFile = path.join(dir, '.stop');
+  let loadError = null;
+  let loading = Promise.resolve();
+  const dataPath = await withAppEnvironment(
+    file,
+    () =>
+      new Promise((resolve, reject) => {
+        tool.on('port', (port, proc, done) => {
+          if (proc) track(proc);
+          loading = applyStandardLoad({ lab, url: `http://127.0.0.1:${port}`, duration, progress })
+            .catch((err) => {
+              loadError = err;
+            })
+            .then(() => {
+              progress('Stopping the app so Clinic.js can write its data');
+              // The probe in the app closes its servers when this file
+              // appears, and the process ends by itself: Clinic.js flushes
+              // on that exit. (The heap profiler stops through its own IPC.)
+              fs.writeFileSync(stopFile, '');
+              done();
+            });
+        });
+        tool.collect([process.execPath, file], (err, collected) => (err ? reject(err) : resolve(collected)));
+      }),
+    { stopFile },
+  );
+  await loading;
+  if (loadError) throw loadError;
+  progress('Analysing the data and writing the HTML report');
+  const html = `${dataPath}.html`;
+  await new Promise((resolve, reject) => tool.visualize(dataPath, html, (err) => (err ? reject(err) : resolve())));
+  return { dataPath, html };
+}
+
+function clinicTool({ name, module: moduleName, summary, howToOpen, after }) {
+  return {
+    name,
+    summary,
+    async run(context) {
+      context.progress(`Starting ${relative(context.file)} under Clinic.js ${name === 'doctor' ? 'Doctor' : name}`);
+      const { dataPath, html } = await runClinicTool(require(moduleName), context);
+      const extra = after ? await after(dataPath, context) : {};
+      return { artifacts: [html], open: html, howToOpen, ...extra };
+    },
+  };
+}
+
+const doctor = clinicTool({
+  name: 'doctor',
+  module: '@clinic/doctor',
+  summary: 'Clinic.js Doctor: what kind of problem is this? (HTML report + verdict)',
+  howToOpen: 'open it in a browser: the verdict is on top, the four graphs below show CPU, memory, event-loop delay and handles',
+  async after(dataPath, { print }) {
+    const analysis = await doctorVerdict(dataPath);
+    const verdict = describeVerdict(analysis);
+    const mark = { performance: '✗ flagged', none: '✓ fine', data: '? no data' };
+    print(`${verdict.headline}\n${verdict.checks.map((c) => `  ${(mark[c.outcome] || c.outcome).padEnd(10)} ${c.label}`).join('\n')}`);
+    return { verdict };
+  },
+});
+
+module.exports = {
+  doctor,
+  'clinic-flame': clinicTool({
+    name: 'clinic-flame',
+    module: '@clinic/flame',
+    summary: 'Clinic.js Flame: a flame graph with Clinic\'s own "hottest frames" navigation',
+    howToOpen: 'open it in a browser: it starts on the hottest frame; the arrows step to the next hottest',
+  }),
+  heapprofiler: clinicTool({
+    name: 'heapprofiler',
+    module: '@clinic/heap-profiler',
+    summary: 'Clinic.js HeapProfiler: which functions allocated the memory',
+    howToOpen: 'open it in a browser: the widest boxes allocated the most memory during the run',
+  }),
+  bubbleprof: clinicTool({
+    name: 'bubbleprof',
+    module: '@clinic/bubbleprof',
+    summary: 'Clinic.js Bubbleprof: where asynchronous operations wait',
+    howToOpen: 'open it in a browser: bubbles are groups of async operations, lines the waits between them',
+  }),
+};

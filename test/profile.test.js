@@ -1,0 +1,56 @@
+'use strict';
+// `workbook profile`: the profile names the line to fix in the learner's
+// starter, and nothing keeps running afterwards. (Every tool, on every lab it
+// is taught on, runs in the extended suite: test/extended/profile-tools.test.js.)
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { ROOT } = require('../scripts/lib/labs');
+const { runCli } = require('./helpers/cli');
+const { processesRunning } = require('./helpers/leftovers');
+const { materializeShipped } = require('../scripts/lib/shipped');
+const { findLab } = require('../scripts/lib/labs');
+
+function filesDir(stdout) {
+  return path.join(ROOT, /Files: (\S+)\//.exec(stdout)[1]);
+}
+
+afterAll(() => {
+  expect(processesRunning(path.join(ROOT, 'labs'))).toEqual([]);
+  expect(processesRunning(path.join(ROOT, '.workbook', 'shipped'))).toEqual([]);
+});
+
+// Profile the starter as shipped, so a learner's edits cannot change the line.
+const starter = (id) => {
+  const shipped = materializeShipped(findLab(id));
+  return shipped.error ? findLab(id).app : shipped.app;
+};
+
+test('cpu on lab 01 names the pbkdf2Sync line of the starter as the hot spot', async () => {
+  const { code, stdout, stderr } = await runCli(['profile', '01', '--tool', 'cpu', '--duration', '3', '--app', starter('01')]);
+  expect(code).toBe(0);
+  expect(stdout).toMatch(/\d+% of CPU samples are under `pbkdf2Sync`, called from .*app\.js:21 in hashPassword\(\)/);
+  expect(stdout).toMatch(/return crypto\.pbkdf2Sync\(password, salt, 10000, 512, 'sha512'\);/);
+  expect(stderr).toMatch(/Load: .* 3 s/); // progress as it happens
+  const dir = filesDir(stdout);
+  expect(fs.readdirSync(dir).some((f) => f.endsWith('.cpuprofile'))).toBe(true);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('heap on lab 03 finds the leaking constructor and the variable that holds it', async () => {
+  const { code, stdout } = await runCli(['profile', '03', '--tool', 'heap', '--duration', '3', '--app', starter('03')]);
+  expect(code).toBe(0);
+  expect(stdout).toMatch(/Constructors whose instance count grew most/);
+  expect(stdout).toMatch(/\+\d{4,}\s+\S+ KB\s+Object/); // thousands of new Objects
+  expect(stdout).toMatch(/variable "entries" → Set/);
+  expect(stdout).toMatch(/The variable "entries" is declared at .*app\.js:11:\n\s+const entries = new Set\(\);/);
+  const dir = filesDir(stdout);
+  expect(fs.readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot'))).toHaveLength(2);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('an unknown tool is a usage error listing the tools', async () => {
+  const { code, stderr } = await runCli(['profile', '01', '--tool', 'vtune']);
+  expect(code).toBe(2);
+  expect(stderr).toMatch(/There is no tool "vtune"\. The tools are: prof, cpu, flame, heap, gc, doctor, clinic-flame, heapprofiler, bubbleprof, perf\./);
+});

@@ -8,15 +8,7 @@ const { AppError } = require('./harness/app-process');
 const { exitOnSignals, killAll } = require('./harness/children');
 const { bold, dim, red } = require('./lib/style');
 
-const COMMANDS = {
-  list: require('./cli/list'),
-  check: require('./cli/check'),
-  run: require('./cli/run'),
-  load: require('./cli/load'),
-  profile: require('./cli/profile'),
-  reset: require('./cli/reset'),
-  start: require('./cli/start'),
-};
+const COMMANDS = require('./cli/commands');
 
 function overview() {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));

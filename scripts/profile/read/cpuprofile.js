@@ -126,6 +126,27 @@ function hotspot({ byId, self, inclusive }, appFile, root, busy) {
   };
 }
 
+/**
+ * Folded stacks for a flame graph: one entry per distinct stack, root first,
+ * frames named "function file:line". Idle time is left out.
+ */
+function foldCpuProfile(profile, root = process.cwd()) {
+  const { byId, parent } = index(profile);
+  const name = (frame) => `${frame.functionName || '(anonymous)'} ${where(frame, root)}`;
+  const stacks = new Map();
+  for (const id of profile.samples) {
+    if (byId.get(id).callFrame.functionName === '(idle)') continue;
+    const frames = [];
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const frame = byId.get(cur).callFrame;
+      if (frame.functionName !== '(root)') frames.push(name(frame));
+    }
+    const key = frames.reverse().join('\n');
+    stacks.set(key, (stacks.get(key) || 0) + 1);
+  }
+  return [...stacks].map(([key, count]) => [key.split('\n'), count]);
+}
+
 /** One sentence naming the hot spot in the learner's code. */
 function describeHotspot(h) {
   if (!h) return 'No CPU time was found under your own code: the time is in libraries or Node itself (see the table).';
@@ -138,4 +159,4 @@ function describeHotspot(h) {
   );
 }
 
-module.exports = { readCpuProfile, describeHotspot };
+module.exports = { readCpuProfile, describeHotspot, foldCpuProfile };

@@ -6,8 +6,9 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { profileRun } = require('../session');
-const { ROOT } = require('../../lib/labs');
-const { readCpuProfile, describeHotspot } = require('../read/cpuprofile');
+const { readCpuProfile, describeHotspot, foldCpuProfile } = require('../read/cpuprofile');
+const { flameGraphSvg } = require('../read/flamegraph-svg');
+const { ROOT, relative } = require('../../lib/labs');
 const { table } = require('../read/table');
 
 module.exports = {
@@ -18,7 +19,11 @@ module.exports = {
     const written = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
     if (written.length === 0) throw new Error('node --cpu-prof wrote no .cpuprofile (did the app exit cleanly?)');
     const profileFile = path.join(dir, written[0]);
-    const reading = readCpuProfile(JSON.parse(fs.readFileSync(profileFile, 'utf8')), { appFile: file, root: ROOT });
+    const profile = JSON.parse(fs.readFileSync(profileFile, 'utf8'));
+    const reading = readCpuProfile(profile, { appFile: file, root: ROOT });
+    const svg = path.join(dir, 'flamegraph.svg');
+    const appName = relative(file);
+    fs.writeFileSync(svg, flameGraphSvg(foldCpuProfile(profile, ROOT), { title: `CPU profile: ${appName}`, highlight: (frame) => frame.includes(` ${appName}:`) }));
     print(`Hot spot in your code\n  ${describeHotspot(reading.hotspot)}`);
     print(
       `Self time by function (top 10 of ${reading.busySamples} busy samples)\n` +
@@ -29,6 +34,12 @@ module.exports = {
         table(reading.byOrigin.slice(0, 8).map((o) => [`${o.selfPct.toFixed(1)}%`, o.origin]), ['self', 'origin']),
     );
     fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(reading, null, 2));
-    return { artifacts: [profileFile], open: profileFile, reading, howToOpen: 'Chrome DevTools → Performance → "Load profile…" (or drag the file in)' };
+    return {
+      artifacts: [profileFile, svg],
+      open: profileFile,
+      flamegraph: svg,
+      reading,
+      howToOpen: `Chrome DevTools → Performance → "Load profile…" (or drag the file in); a static flame graph is beside it: ${path.basename(svg)}`,
+    };
   },
 };

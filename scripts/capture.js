@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+'use strict';
+// `npm run capture [-- --lab ID ...]`: runs each lab's walkthrough steps on
+// this machine and stores what they print for the site: autocannon tables
+// before and after the fix, the profilers' readings, a flame graph, a Clinic
+// Doctor report, and the check's results for the starter and the solution
+// (the site draws its charts from those). Everything records the Node
+// version, CPU and date it came from. Output: site/static/captures/.
+//
+// Run it on a quiet machine: it measures.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const autocannon = require('autocannon');
+const { labs, findLab, ROOT, relative } = require('./lib/labs');
+const { runCheck } = require('./checks/run-check');
+const { materializeShipped } = require('./lib/shipped');
+const { startApp } = require('./harness/app-process');
+const { applyStandardLoad, outputDir } = require('./profile/session');
+const { exitOnSignals, killAll } = require('./harness/children');
+const { printProgress } = require('./cli/progress-printer');
+const tools = require('./profile/tools');
+
+const OUT = path.join(ROOT, 'site', 'static', 'captures');
+const INDEX = path.join(OUT, 'index.json');
+
+// What each walkthrough shows. `load` = autocannon's table for the starter
+// and the solution; `tool` = a profiler's printed reading (and its picture).
+const PLAN = {
+  '01-sync-pbkdf2': [{ load: true }, { tool: 'prof' }, { tool: 'cpu' }],
+  '02-express-vs-fastify': [{ load: true }, { tool: 'cpu' }],
+  '03-leaking-set': [{ tool: 'gc' }, { tool: 'heap' }],
+  '04-handlebars-compile': [{ load: true }, { tool: 'cpu' }, { tool: 'doctor' }],
+};
+
+const TITLES = {
+  'autocannon-before': 'autocannon, the starter',
+  'autocannon-after': 'autocannon, the reference solution',
+  prof: 'node --prof, then --prof-process: the summary, the heavy profile and the hot spot',
+  cpu: '--cpu-prof, read by `npx workbook profile --tool cpu`',
+  gc: '--trace-gc, read by `npx workbook profile --tool gc`',
+  heap: 'Two heap snapshots compared by `npx workbook profile --tool heap`',
+  doctor: 'Clinic.js Doctor\'s verdict',
+  flamegraph: 'Flame graph from the CPU profile (your file in blue)',
+  'doctor-report': 'Clinic.js Doctor\'s report',
+};
+
+function machine() {
+  return {
+    node: process.version,
+    cpuModel: (os.cpus()[0] || { model: 'unknown' }).model.trim(),
+    cpus: os.availableParallelism ? os.availableParallelism() : os.cpus().length,
+    platform: `${process.platform}-${process.arch}`,
+    date: new Date().toISOString(),
+  };
+}
+
+const stripAnsi = (text) => text.replace(/\u001b\[[0-9;]*m/g, '');
+
+async function captureLoad(lab, file, progress) {
+  const app = await startApp(file);
+  try {
+    const load = await applyStandardLoad({ lab, url: app.url, duration: require(lab.checkModule).standardLoad.duration, progress });
+    return stripAnsi(autocannon.printResult(load.raw, { renderProgressBar: false }));
+  } finally {
+    await app.stop();
+  }
+}
+
+async function captureTool(lab, name, file, progress) {
+  const tool = tools[name];
+  const dir = outputDir(lab, `capture-${name}`);
+  const printed = [];
+  const result = await tool.run({ lab, file, dir, duration: 10, progress, print: (text) => text && printed.push(stripAnsi(text)) });
+  const text = printed.join('\n\n').split(ROOT + path.sep).join('');
+  return { text, result, dir };
+}
+
+async function captureLab(lab, progress) {
+  const shipped = materializeShipped(lab);
+  if (shipped.error) throw new Error(`cannot capture lab ${lab.id}: ${shipped.error}`);
+  const starter = shipped.app;
+  const labDir = path.join(OUT, lab.slug);
+  fs.rmSync(labDir, { recursive: true, force: true });
+  fs.mkdirSync(labDir, { recursive: true });
+  const files = [];
+  const save = (kind, name, content, format = 'text') => {
+    fs.writeFileSync(path.join(labDir, name), content);
+    files.push({ kind, title: TITLES[kind] || kind, path: `captures/${lab.slug}/${name}`, format });
+  };
+
+  progress(`Lab ${lab.id}: checking the starter and the solution`);
+  const results = {
+    starter: await runCheck(lab, { app: starter, onProgress: (e) => progress(`  starter: ${e.text}`) }),
+    solution: await runCheck(lab, { app: lab.solutionApp, onProgress: (e) => progress(`  solution: ${e.text}`) }),
+  };
+  // The starter ran from a scratch copy; name it as the learner knows it.
+  results.starter.app = relative(lab.app);
+
+  for (const step of PLAN[lab.slug] || []) {
+    if (step.load) {
+      progress(`Lab ${lab.id}: autocannon on the starter`);
+      save('autocannon-before', 'autocannon-before.txt', await captureLoad(lab, starter, progress));
+      progress(`Lab ${lab.id}: autocannon on the solution`);
+      save('autocannon-after', 'autocannon-after.txt', await captureLoad(lab, lab.solutionApp, progress));
+    } else {
+      progress(`Lab ${lab.id}: ${step.tool}`);
+      const { text, result, dir } = await captureTool(lab, step.tool, starter, progress);
+      save(step.tool, `${step.tool}.txt`, text.split(path.relative(ROOT, starter)).join(relative(lab.app)));
+      if (step.tool === 'cpu' && result.flamegraph) save('flamegraph', 'flamegraph.svg', fs.readFileSync(result.flamegraph), 'svg');
+      if (step.tool === 'doctor') save('doctor-report', 'doctor.html', fs.readFileSync(result.open), 'html');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return { machine: machine(), results, files };
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { lab: { type: 'string', multiple: true } } });
+  const chosen = values.lab ? values.lab.map((id) => findLab(id) || usage(id)) : labs;
+  const progress = printProgress(process.stderr);
+  const index = fs.existsSync(INDEX) ? JSON.parse(fs.readFileSync(INDEX, 'utf8')) : { labs: {} };
+  for (const lab of chosen) {
+    index.labs[lab.slug] = await captureLab(lab, progress);
+    index.generatedAt = new Date().toISOString();
+    fs.writeFileSync(INDEX, JSON.stringify(index, null, 2) + '\n');
+    progress(`Lab ${lab.id} captured in ${path.relative(ROOT, path.join(OUT, lab.slug))}/`);
+  }
+}
+
+function usage(id) {
+  console.error(`There is no lab "${id}". Usage: npm run capture [-- --lab ID ...]`);
+  process.exit(2);
+}
+
+exitOnSignals(() => process.stderr.write('\nCapture interrupted; every process it started has been ended.\n'));
+main()
+  .then(() => process.exit(0))
+  .catch((err) => {
+    killAll();
+    console.error(`Capture stopped: ${err.message}`);
+    process.exit(1);
+  });

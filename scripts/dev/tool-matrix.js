@@ -12,7 +12,13 @@ const path = require('node:path');
 const tools = require('../profile/tools');
 
 const CLI = path.join(__dirname, '..', 'workbook.js');
-const LAB_FOR = { heap: '03', gc: '03' };
+// Each tool on the lab its walkthrough uses it on; Doctor on labs 01 and 04.
+const ROWS = [
+  ...Object.keys(tools).filter((t) => t !== 'heap' && t !== 'gc').map((tool) => [tool, '01']),
+  ['heap', '03'],
+  ['gc', '03'],
+  ['doctor', '04'],
+];
 
 function finding(tool, out) {
   const patterns = {
@@ -40,12 +46,12 @@ if (!nodes.length) {
 }
 const versions = nodes.map((n) => spawnSync(n, ['--version'], { encoding: 'utf8' }).stdout.trim());
 const rows = [];
-for (const tool of Object.keys(tools)) {
+for (const [tool, lab] of ROWS) {
   const cells = [];
   for (const [i, node] of nodes.entries()) {
-    process.stderr.write(`${tool} on ${versions[i]} … `);
+    process.stderr.write(`${tool} on lab ${lab}, ${versions[i]} … `);
     const started = Date.now();
-    const run = spawnSync(node, [CLI, 'profile', LAB_FOR[tool] || '01', '--tool', tool, '--duration', '4'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 180_000 });
+    const run = spawnSync(node, [CLI, 'profile', lab, '--tool', tool, '--duration', '4'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 180_000 });
     const out = `${run.stdout}\n${run.stderr}`;
     const dir = /Files: (\S+)\//.exec(run.stdout);
     const skipped = /Use --tool cpu instead/.test(out);
@@ -54,8 +60,8 @@ for (const tool of Object.keys(tools)) {
     if (dir) fs.rmSync(path.join(__dirname, '..', '..', dir[1]), { recursive: true, force: true });
     process.stderr.write(`${cells.at(-1)} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   }
-  rows.push(`| \`${tool}\` | ${cells.join(' | ')} |`);
+  rows.push(`| \`${tool}\` on lab ${lab} | ${cells.join(' | ')} |`);
 }
-console.log(`| tool | ${versions.join(' | ')} |`);
+console.log(`| tool | ${versions.map((v) => `Node ${v.slice(1)}`).join(' | ')} |`);
 console.log(`|---|${versions.map(() => '---').join('|')}|`);
 console.log(rows.join('\n'));

@@ -108,8 +108,10 @@ async function captureLab(lab, progress) {
     } else {
       progress(`Lab ${lab.id}: ${step.tool}`);
       const { text, result, dir } = await captureTool(lab, step.tool, starter, progress);
-      save(step.tool, `${step.tool}.txt`, text.split(path.relative(ROOT, starter)).join(relative(lab.app)));
-      if (step.tool === 'cpu' && result.flamegraph) save('flamegraph', 'flamegraph.svg', fs.readFileSync(result.flamegraph), 'svg');
+      // The starter ran from a scratch copy: show it under the path the learner knows.
+      const asLab = (content) => content.split(path.relative(ROOT, starter).split(path.sep).join('/')).join(relative(lab.app));
+      save(step.tool, `${step.tool}.txt`, asLab(text));
+      if (step.tool === 'cpu' && result.flamegraph) save('flamegraph', 'flamegraph.svg', asLab(fs.readFileSync(result.flamegraph, 'utf8')), 'svg');
       if (step.tool === 'doctor') save('doctor-report', 'doctor.html', fs.readFileSync(result.open), 'html');
       fs.rmSync(dir, { recursive: true, force: true });
     }

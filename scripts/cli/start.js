@@ -1,15 +1,71 @@
 'use strict';
-// `npm start`. For now: where you are and what to do next (the workbook site
-// takes over this command when it lands).
+// `npm start`: the workbook site on http://127.0.0.1, with its live
+// "Check my fix" panel. The first start installs and builds the site (about
+// a minute, with progress); later starts take a second or two.
+
+const { spawn } = require('node:child_process');
+const { ensureBuilt, BUILD_DIR } = require('../lib/site');
+const { createWorkbookServer } = require('../server/workbook-server');
+const { labs } = require('../lib/labs');
+const { stateOf } = require('../lib/progress');
+const { bold, dim, red } = require('../lib/style');
+const { printProgress } = require('./progress-printer');
+const { UsageError } = require('./errors');
 const list = require('./list');
 
+const DEFAULT_PORT = 4321;
+
+/** Opens `url` in the default browser, best effort, on a learner's desktop only. */
+function openBrowser(url) {
+  if (!process.stdout.isTTY || process.env.CI) return;
+  const [command, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+  const child = spawn(command, args, { stdio: 'ignore', detached: true });
+  child.on('error', () => {}); // no browser to open: the printed URL is enough
+  child.unref();
+}
+
+async function listen(server, port) {
+  try {
+    return await server.listen(port);
+  } catch (err) {
+    if (err.code !== 'EADDRINUSE' || port === 0) throw err;
+    return server.listen(0); // the usual port is taken: any free one will do
+  }
+}
+
 module.exports = {
-  summary: 'open the workbook',
-  usage: 'npm start',
-  help: ['Shows the labs and where to begin.'],
-  options: {},
-  async run(args) {
-    console.log('Node.js profiling workbook\n');
-    return list.run(args);
+  summary: 'open the workbook site (installs and builds it the first time)',
+  usage: 'npm start [-- --port N] [--no-open]',
+  help: [
+    'Serves the workbook site on http://127.0.0.1 with its "Check my fix" panel.',
+    'The first run installs the site\'s own packages and builds it (about a minute).',
+    `  --port N     listen on port N (default ${DEFAULT_PORT}, or any free port if it is taken)`,
+    '  --no-open    do not open a browser tab',
+  ],
+  options: { port: { type: 'string' }, 'no-open': { type: 'boolean' } },
+  async run({ values }) {
+    const port = values.port ?? process.env.WORKBOOK_PORT ?? String(DEFAULT_PORT);
+    if (!/^\d+$/.test(port) || Number(port) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not "${port}".`, this.usage);
+    console.log(bold('Node.js profiling workbook'));
+    try {
+      await ensureBuilt({ progress: printProgress(process.stderr) });
+    } catch (err) {
+      console.error(red(`The site could not be prepared: ${err.message.split('\n')[0]}`, process.stderr));
+      if (err.message.includes('\n')) console.error(dim(err.message.split('\n').slice(1).join('\n'), process.stderr));
+      console.error('\nThe labs work without it. Read the walkthroughs in labs/NN-slug/README.md, and check your work with npx workbook check <lab>.\n');
+      await list.run({ values: {}, positionals: [] });
+      return 1;
+    }
+    const workbook = createWorkbookServer({ siteDir: BUILD_DIR });
+    const url = await listen(workbook, Number(port));
+    const next = labs.find((lab) => stateOf(lab).state !== 'passing') || labs[0];
+    console.log(`\nThe workbook is at ${bold(url)}`);
+    console.log(`Start with Lab ${next.id}: ${url}/labs/${next.slug}`);
+    console.log(dim('Only this computer can reach it (127.0.0.1). Ctrl-C stops it.'));
+    if (!values['no-open']) openBrowser(`${url}/labs/${next.slug}`);
+    // Serve until Ctrl-C (the CLI's signal handling ends any check in progress).
+    await new Promise((resolve) => workbook.server.on('close', resolve));
+    return 0;
   },
 };

@@ -27,6 +27,7 @@ async function applyStandardLoad({ lab, url, duration, progress, label = '' }) {
     connections: standard.connections,
     overallRate: standard.overallRate,
     duration,
+    sampleMs: 1000, // autocannon's own table then reads as usual (req/s per second)
     onTick: ({ elapsedMs, requests }) => progress(`  … ${Math.round(elapsedMs / 1000)}/${duration} s, ${requests} responses`),
   });
   progress(`${load.responses} responses, ${load.requestsPerSec.toFixed(1)} req/s`);

@@ -12,8 +12,11 @@ const { gate } = require('../../scripts/checks/gates');
 const { median } = require('../../scripts/harness/stats');
 
 const GATES = {
-  // Your req/s ÷ the reference's req/s, median of the paired rounds.
-  throughputRatio: 0.4,
+  // Your req/s ÷ the reference's req/s, median of the paired rounds. Set
+  // between what was measured (test/02-express-vs-fastify.test.js): the
+  // starter at 0.15–0.19 on Node 20/22 and 0.27–0.45 on Node 24/26, real
+  // fixes (Fastify with or without schemas, node:http) at 0.86–1.13.
+  throughputRatio: 0.6,
 };
 
 // Every connection alternates between the two hot endpoints.

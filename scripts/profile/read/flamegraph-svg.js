@@ -6,6 +6,9 @@
 const WIDTH = 1200;
 const ROW = 17;
 const FONT = 11;
+// Frames narrower than this many pixels are left out: invisible slivers,
+// whose deep stacks (module loading at start-up) would only add height.
+const MIN_WIDTH = 2;
 
 function escapeXml(text) {
   return String(text).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
@@ -46,10 +49,10 @@ function flameGraphSvg(folded, { title = 'Flame graph', highlight } = {}) {
   const rects = [];
   let depthMax = 0;
   const walk = (node, x, depth) => {
-    depthMax = Math.max(depthMax, depth);
     const width = (node.value / root.value) * WIDTH;
-    if (width < 0.3) return;
+    if (width < MIN_WIDTH) return;
     rects.push({ node, x, depth, width });
+    depthMax = Math.max(depthMax, depth);
     let childX = x;
     for (const child of [...node.children.values()].sort((a, b) => a.name.localeCompare(b.name))) {
       walk(child, childX, depth + 1);

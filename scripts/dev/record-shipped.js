@@ -5,15 +5,18 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { labs } = require('../lib/labs');
+const { execFileSync } = require('node:child_process');
+const { labs, ROOT } = require('../lib/labs');
 const { MANIFEST, blobId } = require('../lib/shipped');
 
-function filesUnder(dir, base = dir) {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return filesUnder(full, base);
-    return [path.relative(base, full).split(path.sep).join('/')];
-  });
+/** The lab's files as git sees them: tracked or new, never ignored (profiler logs and the like). */
+function filesUnder(dir) {
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', dir], { cwd: ROOT, encoding: 'utf8' });
+  return listed
+    .split('\n')
+    .filter(Boolean)
+    .map((file) => path.relative(dir, path.join(ROOT, file)).split(path.sep).join('/'))
+    .filter((file) => fs.existsSync(path.join(dir, file)));
 }
 
 const manifest = {};

@@ -21,7 +21,7 @@ const NOUNS = ['Lamp', 'Chair', 'Kettle', 'Desk', 'Shelf', 'Mug', 'Clock', 'Rug'
 const catalogue = Array.from({ length: 1000 }, (_, i) => ({
   id: i + 1,
   name: `${ADJECTIVES[i % ADJECTIVES.length]} ${NOUNS[i % NOUNS.length]} ${i + 1}`,
-  price: ((i * 7919) % 20000) / 100 + 0.99,
+  price: (((i * 7919) % 20000) + 99) / 100,
 }));
 
 const item = {

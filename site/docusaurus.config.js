@@ -45,6 +45,8 @@ module.exports = {
   },
   i18n: { defaultLocale: 'en', locales: ['en'] },
   noIndex: true,
+  // The banner for a wrong baseUrl links to docusaurus.io; the site links nowhere outside itself.
+  baseUrlIssueBanner: false,
   plugins: [
     require.resolve('./plugins/workbook'),
     [
@@ -83,8 +85,9 @@ module.exports = {
       logo: { alt: '', src: 'img/logo.svg' },
       items: [
         { type: 'docSidebar', sidebarId: 'labs', label: 'Labs', position: 'left' },
-        { type: 'doc', docId: 'how-checks-measure', docsPluginId: 'guide', label: 'How the checks measure', position: 'left' },
-        { type: 'doc', docId: 'trainers', docsPluginId: 'guide', label: 'For trainers', position: 'left' },
+        // Plain links: as "doc" items both would light up together (same sidebar).
+        { to: '/guide/how-checks-measure', label: 'How the checks measure', position: 'left' },
+        { to: '/guide/trainers', label: 'For trainers', position: 'left' },
       ],
     },
     footer: {

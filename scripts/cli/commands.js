@@ -5,9 +5,15 @@
 module.exports = {
   list: require('./list'),
   check: require('./check'),
+  watch: require('./watch'),
+  hint: require('./hint'),
   run: require('./run'),
   load: require('./load'),
   profile: require('./profile'),
+  diff: require('./diff'),
+  solution: require('./solution'),
   reset: require('./reset'),
+  doctor: require('./doctor'),
+  verify: require('./verify'),
   start: require('./start'),
 };

@@ -6,7 +6,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { WORK_DIR, blobId, isShipped } = require('./shipped');
 
-const FILE = path.join(WORK_DIR, 'progress.json');
+// WORKBOOK_PROGRESS_FILE: the workbook's own tests keep their records apart
+// from the learner's.
+const FILE = process.env.WORKBOOK_PROGRESS_FILE || path.join(WORK_DIR, 'progress.json');
 
 function load() {
   try {
@@ -17,7 +19,7 @@ function load() {
 }
 
 function save(data) {
-  fs.mkdirSync(WORK_DIR, { recursive: true });
+  fs.mkdirSync(path.dirname(FILE), { recursive: true });
   const temp = `${FILE}.${process.pid}.tmp`;
   fs.writeFileSync(temp, JSON.stringify(data, null, 2) + '\n');
   fs.renameSync(temp, FILE); // never leave a half-written record
@@ -65,8 +67,21 @@ function stateOf(lab) {
   const entry = load().labs[lab.slug];
   const current = fs.existsSync(lab.app) ? blobId(fs.readFileSync(lab.app, 'utf8')) : null;
   if (entry?.last?.verdict === 'pass' && entry.last.appHash === current) return { state: 'passing', entry };
-  if (!entry && isShipped(lab)) return { state: 'not-started', entry: null };
+  if (!entry?.last && isShipped(lab)) return { state: 'not-started', entry: entry || null };
   return { state: 'in-progress', entry };
 }
 
-module.exports = { FILE, load, recordCheck, stateOf };
+/** How many of a lab's hints the learner has seen. */
+function hintsSeen(lab) {
+  return load().labs[lab.slug]?.hintsSeen || 0;
+}
+
+function recordHintSeen(lab, count) {
+  const data = load();
+  const entry = data.labs[lab.slug] || {};
+  entry.hintsSeen = Math.max(entry.hintsSeen || 0, count);
+  data.labs[lab.slug] = entry;
+  save(data);
+}
+
+module.exports = { FILE, load, recordCheck, stateOf, hintsSeen, recordHintSeen };

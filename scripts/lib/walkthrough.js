@@ -64,4 +64,14 @@ function readWalkthrough(file) {
   return result;
 }
 
-module.exports = { SECTIONS, readWalkthrough };
+/** The Markdown source of one second-level section, without its heading. */
+function readWalkthroughSection(file, title) {
+  const lines = fs.readFileSync(file, 'utf8').split(/\r?\n/);
+  const start = lines.findIndex((l) => l.trim() === `## ${title}`);
+  if (start < 0) return '';
+  let end = start + 1;
+  while (end < lines.length && !/^## /.test(lines[end])) end++;
+  return lines.slice(start + 1, end).join('\n').trim();
+}
+
+module.exports = { SECTIONS, readWalkthrough, readWalkthroughSection };

@@ -12,6 +12,7 @@ const { applyStandardLoad } = require('../session');
 const { relative } = require('../../lib/labs');
 const { withAppEnvironment } = require('../child-env');
 const { doctorVerdict, describeVerdict } = require('../read/doctor-verdict');
+const { requirePatches } = require('../patches');
 
 /** Resolves the report's HTML path once the tool has collected and rendered. */
 async function runClinicTool(Tool, { lab, file, dir, duration, progress }) {
@@ -55,6 +56,7 @@ function clinicTool({ name, module: moduleName, summary, howToOpen, after }) {
     name,
     summary,
     async run(context) {
+      requirePatches();
       context.progress(`Starting ${relative(context.file)} under Clinic.js ${name === 'doctor' ? 'Doctor' : name}`);
       const { dataPath, html } = await runClinicTool(require(moduleName), context);
       const extra = after ? await after(dataPath, context) : {};

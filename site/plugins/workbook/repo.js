@@ -9,6 +9,8 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const { labs } = require(path.join(ROOT, 'scripts', 'lib', 'labs.js'));
 const { shippedContent, labFiles } = require(path.join(ROOT, 'scripts', 'lib', 'shipped.js'));
+// The standard sections of a walkthrough, as the docs tests know them.
+const { SECTIONS } = require(path.join(ROOT, 'scripts', 'lib', 'walkthrough.js'));
 
 /** Repository-relative path with forward slashes, e.g. "solutions/01-sync-pbkdf2/app.js". */
 function repoPath(absolute) {
@@ -58,4 +60,4 @@ function normalise(text) {
   return text.replace(/\r\n/g, '\n');
 }
 
-module.exports = { ROOT, labs, labFiles, repoPath, labOf, readRepoFile, isFile };
+module.exports = { ROOT, labs, labFiles, SECTIONS, repoPath, labOf, readRepoFile, isFile };

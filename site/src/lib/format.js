@@ -50,14 +50,16 @@ export function nextStep(result, labs, checkAdvice) {
   const index = labs.findIndex((l) => l.slug === result.lab);
   switch (result.verdict) {
     case 'pass': {
-      const following = labs.slice(index + 1).find((l) => l.hasReadme);
+      const following = labs[index + 1];
+      if (!following) return ['Read ', { link: '#why-it-works', text: '“Why it works”' }, '. That was the last lab.'];
+      const name = `lab ${following.id}: ${following.title}`;
       return [
         'Read ',
         { link: '#why-it-works', text: '“Why it works”' },
-        following
-          ? [', then go on to ', { link: following.permalink, text: `lab ${following.id}: ${following.title}` }, '.']
-          : '. That was the last lab.',
-      ].flat();
+        ', then go on to ',
+        following.hasReadme ? { link: following.permalink, text: name } : name,
+        '.',
+      ];
     }
     case 'fail':
       if (result.crash) return ['Fix the error above, then run the check again.'];

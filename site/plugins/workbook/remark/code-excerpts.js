@@ -46,6 +46,16 @@ function findExcerpt(fileLines, excerpt) {
   return null;
 }
 
+/** How many of the excerpt's first lines match somewhere: where a drifted excerpt stops matching. */
+function longestMatchingStart(fileLines, excerpt) {
+  let best = 0;
+  for (let n = 1; n <= excerpt.length; n++) {
+    if (!findExcerpt(fileLines, excerpt.slice(0, n))) break;
+    best = n;
+  }
+  return best;
+}
+
 function stripBlankEdges(lines) {
   let a = 0;
   let b = lines.length;
@@ -71,10 +81,12 @@ function codeExcerpts() {
       if (excerpt.length === 0) throw new Error(`${where}: the code block titled "${title}" is empty.`);
       const found = findExcerpt(content.split('\n'), excerpt);
       if (!found) {
+        const matched = longestMatchingStart(content.split('\n'), excerpt);
         throw new Error(
-          `${where}: the code block titled "${title}" no longer matches that file. ` +
-            `Its ${excerpt.length} line(s) must appear, in order and unbroken, in ${title}` +
-            `${title.startsWith('labs/') ? ' as shipped' : ''}: copy them from the file again.`,
+          `${where}: the code block titled "${title}" no longer matches that file: ` +
+            `its line ${matched + 1}, "${excerpt[matched].trim()}", is not where it should be in ${title}` +
+            `${title.startsWith('labs/') ? ' as shipped' : ''}. ` +
+            'An excerpt must be lines of the file, in order and unbroken: copy them from the file again.',
         );
       }
       node.value = found.lines.join('\n');

@@ -7,10 +7,8 @@
 // - a missing or misplaced standard section is reported at build time.
 
 const path = require('node:path');
-const { labs } = require('../repo');
+const { labs, SECTIONS } = require('../repo');
 const { textOf } = require('./walk');
-
-const SECTIONS = ['The symptom', 'Measure', 'Profile', 'Read the profile', 'Hints', 'Fix', 'Verify', 'Why it works', 'Going further'];
 
 /** The lab whose README `filePath` is, or null. */
 function labOfReadme(filePath) {
@@ -59,9 +57,11 @@ function pointToCheckPanel(tree) {
     type: 'workbookVerifyPointer',
     data: { hName: 'p', hProperties: { className: ['workbook-verify-pointer'] } },
     children: [
-      { type: 'text', value: 'On this page, ' },
+      { type: 'text', value: 'On this site, ' },
       { type: 'link', url: '#check-my-fix', children: [{ type: 'strong', children: [{ type: 'text', value: 'Check my fix' }] }] },
-      { type: 'text', value: ' runs the same check and draws its figures.' },
+      { type: 'text', value: ' at the end of the page runs the same check for you and draws its figures, when the workbook serves the site (' },
+      { type: 'inlineCode', value: 'npm start' },
+      { type: 'text', value: ').' },
     ],
   });
 }
@@ -89,4 +89,3 @@ function labReadme() {
 }
 
 module.exports = labReadme;
-module.exports.SECTIONS = SECTIONS;

@@ -5,7 +5,8 @@
 import React, { useEffect, useState } from 'react';
 import useBaseUrl from '@docusaurus/useBaseUrl';
 import LabCharts from '../LabCharts';
-import { formatDate, formatMargin, formatNumber } from '../../lib/format';
+import Rich from '../Rich';
+import { formatDate, formatMargin, formatNumber, withCode } from '../../lib/format';
 import styles from './styles.module.css';
 
 function MachineLine({ machine }) {
@@ -58,6 +59,15 @@ function GateTable({ starter, solution }) {
   );
 }
 
+/** A capture's title, with `commands` set as code. */
+function Title({ text }) {
+  return (
+    <span>
+      <Rich parts={withCode(text || '')} />
+    </span>
+  );
+}
+
 function TextCapture({ file }) {
   const url = useBaseUrl(`/${file.path}`);
   const [text, setText] = useState(null);
@@ -71,7 +81,9 @@ function TextCapture({ file }) {
   }, [url, file.path]);
   return (
     <figure className={styles.capture}>
-      <figcaption>{file.title}</figcaption>
+      <figcaption>
+        <Title text={file.title} />
+      </figcaption>
       <pre className={styles.text}>{text ?? 'Loading…'}</pre>
     </figure>
   );
@@ -83,7 +95,7 @@ function PageCapture({ file }) {
   return (
     <figure className={styles.capture}>
       <figcaption>
-        {file.title}
+        <Title text={file.title} />
         <span className={styles.links}>
           <button type="button" className="button button--sm button--secondary" onClick={() => setOpen(!open)}>
             {open ? 'Hide' : 'Show it here'}
@@ -97,10 +109,20 @@ function PageCapture({ file }) {
         (file.format === 'svg' ? (
           <img className={styles.svg} src={url} alt={file.title} />
         ) : (
-          <iframe className={styles.frame} src={url} title={file.title} sandbox="allow-scripts" />
+          // The workbook's own report (e.g. Clinic.js Doctor's), self-contained and trusted.
+          <iframe className={styles.frame} src={url} title={file.title} />
         ))}
     </figure>
   );
+}
+
+/** Where the captures were measured: as recorded, or else as the starter's check saw it. */
+function machineOf(captures) {
+  if (captures.machine) return captures.machine;
+  const result = captures.results?.starter || captures.results?.solution;
+  if (!result?.environment) return null;
+  const { node, platform, cpus, cpuModel } = result.environment;
+  return { node, platform, cpus, cpuModel, date: result.startedAt };
 }
 
 export default function Captures({ lab }) {
@@ -108,12 +130,12 @@ export default function Captures({ lab }) {
   if (!captures) return null;
   const { starter, solution } = captures.results || {};
   const runs = [
-    { name: 'Starter', role: 'before', result: starter },
-    { name: 'Reference solution', role: 'after', result: solution },
+    { name: 'Starter', candidate: 'the starter', role: 'before', result: starter },
+    { name: 'Reference solution', candidate: 'the reference solution, checked', role: 'after', result: solution },
   ].filter((run) => run.result);
   return (
     <div data-testid="captures">
-      <MachineLine machine={captures.machine} />
+      <MachineLine machine={machineOf(captures)} />
       <GateTable starter={starter} solution={solution} />
       <LabCharts lab={lab.slug} runs={runs} />
       {captures.files.map((file) =>

@@ -40,9 +40,9 @@ function ProgressLog({ lines }) {
   return (
     <pre className={styles.log} ref={box} aria-live="polite" data-testid="check-log">
       {lines.map((line, i) => (
-        <div key={i}>
-          <span className={styles.stamp}>{line.elapsedMs == null ? '' : `${(line.elapsedMs / 1000).toFixed(1).padStart(5)} s`}</span>
-          {line.text}
+        <div key={i} className={styles.line}>
+          <span className={styles.stamp}>{line.elapsedMs == null ? '' : `${(line.elapsedMs / 1000).toFixed(1)} s`}</span>
+          <span>{line.text}</span>
         </div>
       ))}
     </pre>
@@ -72,7 +72,7 @@ export default function CheckMyFix({ slug }) {
   const controller = useRef(null);
 
   const follow = useCallback(
-    async (jobId, previous) => {
+    async (jobId, previous, { resumed = false } = {}) => {
       controller.current?.abort();
       controller.current = new AbortController();
       const say = (text, elapsedMs = null) => setRun((r) => ({ ...r, lines: [...r.lines, { text, elapsedMs }] }));
@@ -84,7 +84,10 @@ export default function CheckMyFix({ slug }) {
           onReplay: () => setRun((r) => ({ ...r, lines: [] })),
           onEvent: (event) => {
             if (event.type === 'queued') {
-              say(event.position > 1 ? `Queued behind ${event.position - 1} other check(s): checks run one at a time so they do not distort each other.` : 'Queued.');
+              // Position 1 starts at once: only a wait is worth a line.
+              if (event.position > 1) {
+                say(`Waiting for ${event.position - 1} other check(s) to finish: checks run one at a time so they do not distort each other.`);
+              }
             } else if (event.type === 'started') {
               say(`Checking labs/${slug}/app.js`);
             } else if (event.type === 'progress') {
@@ -103,10 +106,13 @@ export default function CheckMyFix({ slug }) {
       } catch (err) {
         if (err.name === 'AbortError') return;
         writeStored(sessionStorage, jobKey(slug), null);
-        setRun((r) => ({ ...r, phase: 'failed', error: err.message }));
+        // A check from before the server restarted is simply gone: start afresh.
+        if (resumed) setRun({ phase: 'idle', lines: [], result: null, error: null, previous: null });
+        else setRun((r) => ({ ...r, phase: 'failed', error: err.message }));
       }
     },
-    [slug], // eslint-disable-line react-hooks/exhaustive-deps
+    // Only the lab matters: the rest is state setters and storage.
+    [slug],
   );
 
   // Pick up a check that was still running when the learner left the page,
@@ -115,9 +121,10 @@ export default function CheckMyFix({ slug }) {
     if (api.status !== 'here' || run.phase !== 'idle') return;
     const running = readStored(sessionStorage, jobKey(slug));
     const last = readStored(localStorage, lastKey(slug));
-    if (running) follow(running, last ? { at: last.startedAt, result: last } : null);
+    if (running) follow(running, last ? { at: last.startedAt, result: last } : null, { resumed: true });
     else if (last) setRun((r) => ({ ...r, phase: 'remembered', result: last }));
-  }, [api.status]); // eslint-disable-line react-hooks/exhaustive-deps
+    // Once, when the server is found; not again as the run's own state changes.
+  }, [api.status]);
 
   useEffect(() => () => controller.current?.abort(), []);
 

@@ -93,9 +93,10 @@ export default function CheckResult({ result, previous }) {
   const { labs } = useWorkbook();
   const lab = labs.find((l) => l.slug === result.lab);
   const env = result.environment || {};
+  // Coloured by verdict: green only ever means a passing app.
   const runs = [
-    ...(previous ? [{ name: previous.name, role: 'before', result: previous.result }] : []),
-    { name: previous ? 'This check' : 'Your app', role: 'after', result },
+    ...(previous ? [{ name: previous.name, role: 'previous', result: previous.result }] : []),
+    { name: previous ? 'This check' : 'Your app', role: result.verdict === 'pass' ? 'after' : 'before', result },
   ];
   return (
     <div className={styles.result} data-testid="check-result">

@@ -64,8 +64,14 @@ ChartJS.register(BarElement, CategoryScale, Legend, LinearScale, LineElement, Lo
 
 function palette(dark) {
   return dark
-    ? { before: '#ff922b', after: '#51cf66', reference: '#a5b4fc', text: '#d0d4db', grid: 'rgba(255,255,255,0.10)', mark: '#f8f9fa' }
-    : { before: '#d9480f', after: '#2b8a3e', reference: '#5c7cfa', text: '#3d4451', grid: 'rgba(0,0,0,0.08)', mark: '#212529' };
+    ? { before: '#ff922b', after: '#51cf66', previous: '#9aa5b8', reference: '#a5b4fc', text: '#d0d4db', grid: 'rgba(255,255,255,0.10)', mark: '#f8f9fa' }
+    : { before: '#d9480f', after: '#2b8a3e', previous: '#8792a2', reference: '#5c7cfa', text: '#3d4451', grid: 'rgba(0,0,0,0.08)', mark: '#212529' };
+}
+
+/** Log axes label 1, 3, 10, 30, 100…: chart.js's own choice crowds some decades. */
+function logTick(value) {
+  const mantissa = value / 10 ** Math.floor(Math.log10(value) + 1e-9);
+  return Math.abs(mantissa - 1) < 1e-6 || Math.abs(mantissa - 3) < 1e-6 ? value.toLocaleString('en-GB') : '';
 }
 
 function baseOptions(colors, { yTitle, log = false, legend = true }) {
@@ -74,6 +80,8 @@ function baseOptions(colors, { yTitle, log = false, legend = true }) {
     maintainAspectRatio: false,
     animation: false,
     color: colors.text,
+    // Rounds and checkpoints are separate measurements: straight segments, visible points.
+    elements: { line: { tension: 0 }, point: { radius: 3 } },
     plugins: {
       legend: { display: legend, labels: { color: colors.text, boxWidth: 14 } },
       tooltip: { mode: 'index', intersect: false },
@@ -84,7 +92,7 @@ function baseOptions(colors, { yTitle, log = false, legend = true }) {
       y: {
         type: log ? 'logarithmic' : 'linear',
         beginAtZero: !log,
-        ticks: { color: colors.text },
+        ticks: { color: colors.text, ...(log ? { callback: logTick } : {}) },
         grid: { color: colors.grid },
         title: { display: Boolean(yTitle), text: yTitle, color: colors.text },
       },
@@ -93,6 +101,17 @@ function baseOptions(colors, { yTitle, log = false, legend = true }) {
 }
 
 const gateOf = (result, id) => (result.gates || []).find((g) => g.id === id);
+
+/** Stretches the y axis so every bar and every dashed mark is in view. */
+function fitMarks(options, datasets, { log }) {
+  const values = datasets.flatMap((d) => [...d.data, ...(d.marks || []).flat().map((m) => m.value)]).filter((v) => Number.isFinite(v) && v > 0);
+  if (!values.length) return options;
+  const max = Math.max(...values);
+  const min = Math.min(...values);
+  options.scales.y.suggestedMax = log ? 10 ** Math.ceil(Math.log10(max * 1.05)) : max * 1.12;
+  if (log) options.scales.y.suggestedMin = 10 ** Math.floor(Math.log10(min * 0.95));
+  return options;
+}
 
 function Figure({ title, note, summary, children }) {
   return (
@@ -123,8 +142,11 @@ function GateBars({ runs, gates, colors, title }) {
     .map((run) => `${run.name}: ${rows.map(({ id, label }) => `${label} ${formatNumber(gateOf(run.result, id)?.value, 'ms')}`).join(', ')}`)
     .join('; ');
   return (
-    <Figure title={title} note="Dashed line across each bar: its threshold in that run. Log scale: each step is ×10." summary={summary}>
-      <Bar data={{ labels: rows.map((r) => r.label), datasets }} options={baseOptions(colors, { yTitle: 'ms', log: true })} />
+    <Figure title={title} note="Dashed line across each bar: its threshold in that run. Log scale, so that a bar 100× taller still leaves the short one readable." summary={summary}>
+      <Bar
+        data={{ labels: rows.map((r) => r.label), datasets }}
+        options={fitMarks(baseOptions(colors, { yTitle: 'ms', log: true }), datasets, { log: true })}
+      />
     </Figure>
   );
 }
@@ -153,7 +175,7 @@ function AuthThroughput({ runs, colors }) {
   const summary = withSeries.map((run) => `${run.name}: ${formatNumber(run.result.series.authRps, 'req/s')}`).join('; ');
   return (
     <Figure title="/auth throughput under the load (not judged)" note="Dashed: the ceilings on that machine, one hash at a time (1/t) and min(cores, pool threads) at a time." summary={summary}>
-      <Bar data={data} options={baseOptions(colors, { yTitle: 'req/s', legend: false })} />
+      <Bar data={data} options={fitMarks(baseOptions(colors, { yTitle: 'req/s', legend: false }), data.datasets, { log: false })} />
     </Figure>
   );
 }
@@ -165,8 +187,8 @@ function RoundsAgainstReference({ run, colors, gateId }) {
   const data = {
     labels: t.candidate.map((_, i) => `round ${i + 1}`),
     datasets: [
-      { label: run.yours || 'yours', data: t.candidate, borderColor: colors[run.role], backgroundColor: colors[run.role], tension: 0.2 },
-      { label: 'reference solution', data: t.reference, borderColor: colors.reference, backgroundColor: colors.reference, borderDash: [6, 4], tension: 0.2 },
+      { label: run.candidate || 'your app', data: t.candidate, borderColor: colors[run.role], backgroundColor: colors[run.role] },
+      { label: 'reference solution, beside it', data: t.reference, borderColor: colors.reference, backgroundColor: colors.reference, borderDash: [6, 4] },
     ],
   };
   const note = gate
@@ -188,7 +210,6 @@ function HeapOverRequests({ runs, colors }) {
       data: run.result.series.heap.map((p) => ({ x: p.requests, y: p.heapUsed / 1024 / 1024 })),
       borderColor: colors[run.role],
       backgroundColor: colors[run.role],
-      tension: 0,
     })),
   };
   const options = baseOptions(colors, { yTitle: 'MB heap used after a forced GC' });

@@ -11,8 +11,9 @@ const Charts = lazy(() => import('./charts'));
 /**
  * @param {object} props
  * @param {string} props.lab the lab's slug
- * @param {Array<{name:string, role:'before'|'after', result:object}>} props.runs
- *   results to draw side by side, oldest first
+ * @param {Array<{name:string, role:'before'|'after'|'previous', result:object}>} props.runs
+ *   results to draw side by side, oldest first; the role picks the colour
+ *   (before: a failing app, after: a passing one, previous: an earlier check)
  */
 export default function LabCharts({ lab, runs }) {
   const usable = runs.filter((run) => run.result && run.result.series && Object.keys(run.result.series).length);

@@ -1,0 +1,164 @@
+'use strict';
+// `workbook doctor`: a preflight for a learner's machine or a room of them.
+// One line per check, ✓ / ! / ✗, and what to do. Exits 1 when something a
+// lab needs is missing. The checks run side by side and take a few seconds.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const net = require('node:net');
+const path = require('node:path');
+const { spawn, execFileSync } = require('node:child_process');
+const { labs, ROOT } = require('../lib/labs');
+const { shippedContent } = require('../lib/shipped');
+const { missingPatches, REAPPLY } = require('../profile/patches');
+const perf = require('../profile/tools/perf');
+const { track } = require('../harness/children');
+const { bold, dim, green, red, yellow } = require('../lib/style');
+
+const SUPPORTED = [20, 22, 24, 26];
+const ok = (label, text) => ({ status: 'ok', label, text });
+const warn = (label, text) => ({ status: 'warn', label, text });
+const bad = (label, text) => ({ status: 'bad', label, text });
+
+function nodeVersion() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  const label = `Node.js ${process.version}`;
+  if (major < 20 || (major === 20 && minor < 12)) return bad(label, 'the workbook needs 20.12 or newer: install a current LTS (22 or 24) from nodejs.org or with your version manager.');
+  if (!SUPPORTED.includes(major)) return warn(label, `works, but the labs are tested on ${SUPPORTED.join(', ')}; an even-numbered (LTS) version is safer for a workshop.`);
+  return ok(label, 'supported.');
+}
+
+function cores() {
+  const n = os.availableParallelism ? os.availableParallelism() : os.cpus().length;
+  const label = `${n} CPU core${n === 1 ? '' : 's'}`;
+  if (n < 2) return warn(label, 'one core makes load tests compete with the app; checks still judge, but expect "too noisy, rerun" more often.');
+  if (n < 4) return ok(label, "enough. In lab 01 the async fix can at most double throughput here (the checks judge responsiveness, which does not need cores); on 4+ cores it does more.");
+  return ok(label, `lab 01's fix will also raise throughput, up to ${Math.min(n, 4)}× (libuv's thread pool runs 4 hashes at once).`);
+}
+
+function installed() {
+  const needed = ['express', 'fastify', 'autocannon', 'handlebars', '0x', 'clinic', '@clinic/doctor', 'jest', 'markdown-it', 'diff'];
+  const missing = needed.filter((name) => {
+    try {
+      require.resolve(`${name}/package.json`, { paths: [ROOT] });
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  return missing.length ? bad('Workbook packages', `missing ${missing.join(', ')}: run npm ci in ${ROOT}.`) : ok('Workbook packages', 'installed.');
+}
+
+function patches() {
+  const missing = missingPatches();
+  return missing.length ? bad('Clinic.js patches', `${missing.map((p) => p.name).join(', ')} not applied: run ${REAPPLY}.`) : ok('Clinic.js patches', 'applied (Doctor on Node ≥ 21.7, HeapProfiler on 127.0.0.1).');
+}
+
+function portFree(port) {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', (err) => resolve(err.code === 'EADDRINUSE' ? false : null));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+async function ports() {
+  const [app, site] = await Promise.all([portFree(3000), portFree(4321)]);
+  const busy = [app === false && '3000 (labs run by hand)', site === false && '4321 (npm start)'].filter(Boolean);
+  if (busy.length) return warn('Ports', `${busy.join(' and ')} in use by another program: the checks use free ports and are fine; stop that program or pass --port to run and start.`);
+  return ok('Ports', '3000 and 4321 free on 127.0.0.1.');
+}
+
+/** Runs `node <args>` in a scratch folder; resolves with the folder's files and the output. */
+function nodeProbe(args, timeoutMs = 10_000) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-doctor-'));
+  return new Promise((resolve) => {
+    const child = track(spawn(process.execPath, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }));
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const files = fs.readdirSync(dir);
+      fs.rmSync(dir, { recursive: true, force: true });
+      resolve({ code, files, out });
+    });
+  });
+}
+
+async function profilers() {
+  const burn = 'let x = 0; for (let i = 0; i < 3e6; i++) x += Math.sqrt(i); const a = []; for (let i = 0; i < 2e5; i++) a.push({ i }); console.log(x > 0);';
+  const [prof, cpu, gc] = await Promise.all([
+    nodeProbe(['--prof', '-e', burn]),
+    nodeProbe(['--cpu-prof', '-e', burn]),
+    nodeProbe(['--trace-gc', '-e', burn]),
+  ]);
+  const broken = [];
+  if (!prof.files.some((f) => /isolate-.*\.log$/.test(f))) broken.push('--prof');
+  if (!cpu.files.some((f) => f.endsWith('.cpuprofile'))) broken.push('--cpu-prof');
+  if (!/ms: (Scavenge|Mark)/.test(gc.out)) broken.push('--trace-gc');
+  for (const mod of ['0x', '@clinic/doctor', '@clinic/flame', '@clinic/heap-profiler', '@clinic/bubbleprof']) {
+    try {
+      require(mod);
+    } catch {
+      broken.push(mod);
+    }
+  }
+  return broken.length
+    ? bad('Profilers', `not working on this Node: ${broken.join(', ')}. Run npm ci again; if it persists, use another Node version.`)
+    : ok('Profilers', '--prof, --cpu-prof, --trace-gc, 0x and Clinic.js load and run.');
+}
+
+function perfCheck() {
+  const why = perf.unavailable();
+  return why ? warn('Linux perf', `${why} Only lab 02's optional perf step needs it.`) : ok('Linux perf', 'available (lab 02\'s optional step).');
+}
+
+function git() {
+  try {
+    execFileSync('git', ['--version'], { stdio: 'ignore' });
+  } catch {
+    return warn('git', 'not installed: `npx workbook reset` and `diff` cannot recover the shipped starters. Install git.');
+  }
+  const missing = labs.filter((lab) => shippedContent(lab, 'app.js').error);
+  return missing.length
+    ? warn('git', `this folder is not a full git clone of the workbook, so reset cannot recover ${missing.map((l) => l.id).join(', ')}. Clone it with git.`)
+    : ok('git', 'every shipped starter can be recovered (for reset and diff).');
+}
+
+function disk() {
+  if (!fs.statfsSync) return warn('Disk space', 'cannot be measured on this Node.');
+  const { bavail, bsize } = fs.statfsSync(ROOT);
+  const freeMb = (bavail * bsize) / 1024 / 1024;
+  const text = `${(freeMb / 1024).toFixed(1)} GB free`;
+  if (freeMb < 500) return bad('Disk space', `${text}: the site needs ~400 MB and profiles tens of MB each. Free some space.`);
+  if (freeMb < 1500) return warn('Disk space', `${text}: enough, but delete profiles/ now and then.`);
+  return ok('Disk space', `${text}.`);
+}
+
+function site() {
+  const installedSite = fs.existsSync(path.join(ROOT, 'site', 'node_modules', '.workbook-install.json'));
+  return installedSite ? ok('Workbook site', 'installed: npm start is quick and works offline.') : warn('Workbook site', 'not installed yet: the first npm start installs it (~40 s, needs the network). Run it once before the workshop.');
+}
+
+module.exports = {
+  summary: 'preflight: is this machine ready for the labs?',
+  usage: 'npx workbook doctor',
+  help: ['Checks Node, CPUs, ports, the profilers, perf, git, disk space and the site,', 'one line each with what to do. Exit code 1 when something a lab needs is missing.'],
+  options: {},
+  async run() {
+    const started = Date.now();
+    console.log(bold('Workbook doctor'));
+    const checks = await Promise.all([nodeVersion(), cores(), installed(), patches(), ports(), profilers(), perfCheck(), git(), disk(), site()]);
+    const mark = { ok: green('✓'), warn: yellow('!'), bad: red('✗') };
+    const width = Math.max(...checks.map((c) => c.label.length));
+    for (const c of checks) console.log(`  ${mark[c.status]} ${c.label.padEnd(width)}  ${c.status === 'ok' ? dim(c.text) : c.text}`);
+    const failed = checks.filter((c) => c.status === 'bad').length;
+    console.log(
+      `\n${failed ? red(`${failed} problem${failed === 1 ? '' : 's'} to fix before the labs.`) : green('Ready for the labs.')} ` +
+        dim(`(${((Date.now() - started) / 1000).toFixed(1)} s; \`npx workbook verify\` also runs every check, ~1 min)`),
+    );
+    return failed ? 1 : 0;
+  },
+};

@@ -1,0 +1,50 @@
+'use strict';
+// `workbook verify`: what a trainer runs the day before, on a machine like
+// the room's. Every lab's check, once on its shipped starter and once on its
+// solution: each must give the right verdict. Prints the margins measured.
+
+const { labs } = require('../lib/labs');
+const { measureLab, marginText } = require('../lib/bench');
+const { formatNumber } = require('../checks/format');
+const { bold, dim, green, red } = require('../lib/style');
+const { table } = require('../profile/read/table');
+
+module.exports = {
+  summary: 'for trainers: every solution passes and every starter fails, here',
+  usage: 'npx workbook verify',
+  help: [
+    "Runs each lab's check on its shipped starter (must fail) and its solution",
+    '(must pass), and prints the figures with their margins. About a minute.',
+  ],
+  options: {},
+  async run() {
+    const started = Date.now();
+    const rows = [];
+    let wrong = 0;
+    for (const lab of labs) {
+      const summary = await measureLab(lab, {
+        onStart: ({ side }) => process.stderr.write(dim(`lab ${lab.id} · ${side} … `, process.stderr)),
+        onResult: ({ result, right }) => {
+          if (!right) wrong += 1;
+          process.stderr.write(`${(right ? green : red)(`${result.verdict}${right ? '' : ' (wrong verdict)'}`, process.stderr)} in ${(result.durationMs / 1000).toFixed(1)} s\n`);
+        },
+      });
+      for (const g of summary.gates) {
+        const cell = (side, expect) => {
+          const x = g[side];
+          if (!x) return '—';
+          return `${formatNumber(x.median, g.unit)} (${marginText(x.worstMargin)})`;
+        };
+        rows.push([`${lab.id} ${g.id}`, `${g.op === '<' ? '<' : '≥'} ${formatNumber(g.threshold, g.unit)}`, cell('starter'), cell('solution')]);
+      }
+    }
+    console.log(`\n${bold('Margins on this machine')} ${dim(`(Node ${process.version}; a starter must be past its threshold, a solution inside)`)}`);
+    console.log(table(rows, ['gate', 'threshold', 'shipped starter', 'solution']));
+    console.log(
+      `\n${wrong ? red(`${wrong} wrong verdict${wrong === 1 ? '' : 's'}: this machine cannot judge those labs reliably.`) : green('Every check gave the right verdict on this machine.')} ` +
+        dim(`(${Math.round((Date.now() - started) / 1000)} s)`),
+    );
+    if (wrong) console.log('Close busy programs and run it again; if a lab keeps failing, run npm run bench -- --lab <id> --runs 5 for the detail.');
+    return wrong ? 1 : 0;
+  },
+};

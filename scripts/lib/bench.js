@@ -1,0 +1,70 @@
+'use strict';
+// Runs a lab's check on its shipped starter and its solution, alternately,
+// and summarises each gate: the figure on each side, its margin to the
+// threshold, and how many verdicts were right. Used by `npm run bench`
+// (many runs, optionally with CPU hogs) and `workbook verify` (one run).
+
+const { runCheck } = require('../checks/run-check');
+const { materializeShipped } = require('./shipped');
+const { median } = require('../harness/stats');
+
+/**
+ * @param {object} lab
+ * @param {object} options
+ * @param {number} [options.runs=1]
+ * @param {(event:{side:string, run:number, result:object, right:boolean}) => void} [options.onResult]
+ * @param {(event:{side:string, run:number}) => void} [options.onStart]
+ */
+async function measureLab(lab, { runs = 1, onResult = () => {}, onStart = () => {}, onProgress } = {}) {
+  const shipped = materializeShipped(lab);
+  if (shipped.error) throw new Error(`cannot measure lab ${lab.id}: ${shipped.error}`);
+  const sides = {
+    starter: { app: shipped.app, expect: 'fail', results: [] },
+    solution: { app: lab.solutionApp, expect: 'pass', results: [] },
+  };
+  for (let run = 1; run <= runs; run++) {
+    for (const [side, s] of Object.entries(sides)) {
+      onStart({ side, run });
+      const result = await runCheck(lab, { app: s.app, onProgress });
+      s.results.push(result);
+      onResult({ side, run, result, right: result.verdict === s.expect });
+    }
+  }
+  return summarise(lab, sides);
+}
+
+function summarise(lab, sides) {
+  const gateIds = [...new Set(Object.values(sides).flatMap((s) => s.results.flatMap((r) => r.gates.map((g) => g.id))))];
+  const gates = gateIds.map((id) => {
+    const row = { id };
+    for (const [name, side] of Object.entries(sides)) {
+      const found = side.results.map((r) => r.gates.find((g) => g.id === id)).filter(Boolean);
+      if (!found.length) continue;
+      Object.assign(row, { label: found[0].label, unit: found[0].unit, op: found[0].op, threshold: found[0].threshold });
+      const signed = found.map((g) => (g.pass ? g.margin : -g.margin));
+      row[name] = {
+        median: median(found.map((g) => g.value)),
+        // The figure divided by its threshold: below 1 passes a '<' gate.
+        ratio: median(found.map((g) => g.value / g.threshold)),
+        worstMargin: Math.min(...signed),
+        medianMargin: median(signed),
+      };
+    }
+    return row;
+  });
+  const verdicts = Object.fromEntries(
+    Object.entries(sides).map(([name, side]) => [
+      name,
+      { expected: side.expect, right: side.results.filter((r) => r.verdict === side.expect).length, total: side.results.length, all: side.results.map((r) => r.verdict) },
+    ]),
+  );
+  const wall = Object.values(sides).flatMap((s) => s.results.map((r) => r.durationMs));
+  return { lab: lab.slug, gates, verdicts, checkSeconds: { median: median(wall) / 1000, max: Math.max(...wall) / 1000 } };
+}
+
+/** "3.4× inside" / "2.1× past" for a signed margin. */
+function marginText(m) {
+  return `${Math.abs(m) >= 100 ? '>100' : Math.abs(m).toFixed(1)}× ${m >= 0 ? 'inside' : 'past'}`;
+}
+
+module.exports = { measureLab, marginText };

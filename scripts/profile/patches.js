@@ -1,0 +1,45 @@
+'use strict';
+// The fixes the workbook applies to Clinic.js at install time
+// (scripts/patches/, by patch-package from the root package's postinstall).
+// npm re-extracts packages on some installs without running that script, so
+// the tools check that the patches are in place before relying on them.
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+const PATCHES = [
+  {
+    name: "Clinic.js Doctor's empty-GC fix (node-clinic#480)",
+    file: '@clinic/doctor/analysis/analyse-memory.js',
+    marker: 'No blocking GC event in the analysed interval',
+  },
+  {
+    name: "Clinic.js HeapProfiler's 127.0.0.1 binding",
+    file: '@clinic/heap-profiler/src/index.js',
+    marker: "server.listen(0, '127.0.0.1'",
+  },
+];
+
+/** The patches that are not applied, as {name, file}. */
+function missingPatches() {
+  return PATCHES.filter((p) => {
+    try {
+      const file = require.resolve(p.file);
+      return !fs.readFileSync(file, 'utf8').includes(p.marker);
+    } catch {
+      return true;
+    }
+  });
+}
+
+const REAPPLY = 'npx patch-package --patch-dir scripts/patches (or npm ci)';
+
+/** Throws one clear sentence when a patch a tool needs is missing. */
+function requirePatches() {
+  const missing = missingPatches();
+  if (missing.length) {
+    throw new Error(`${missing.map((p) => p.name).join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not applied; run ${REAPPLY}.`);
+  }
+}
+
+module.exports = { missingPatches, requirePatches, REAPPLY, PATCH_DIR: path.join(__dirname, '..', 'patches') };

@@ -1,0 +1,153 @@
+'use strict';
+// The loop around the exercise: watch, hint, list, diff, solution, doctor.
+// Everything runs as a learner would (the CLI in a child process), with its
+// progress record in a scratch file and its apps in scratch copies: the
+// tests never touch labs/ or the learner's own record.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { ROOT, findLab } = require('../scripts/lib/labs');
+const { readWalkthrough } = require('../scripts/lib/walkthrough');
+const { shippedContent } = require('../scripts/lib/shipped');
+const { startCli, runCli, waitForOutput } = require('./helpers/cli');
+const { processesRunning } = require('./helpers/leftovers');
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-workflow-'));
+const env = { WORKBOOK_PROGRESS_FILE: path.join(scratch, 'progress.json') };
+const lab01 = findLab('01');
+
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+describe('hint', () => {
+  test('walks the ladder one hint at a time, from the README, and remembers', async () => {
+    const hints = readWalkthrough(lab01.readme).hints;
+    for (let i = 1; i <= hints.length + 1; i++) {
+      const { code, stdout } = await runCli(['hint', '01'], { env });
+      expect(code).toBe(0);
+      const shown = Math.min(i, hints.length);
+      expect(stdout).toContain(`hint ${shown} of ${hints.length}`);
+      expect(stdout).not.toContain(`hint ${shown - 1} of`); // only the new one
+      // The README's Markdown, as the terminal shows it (no backticks).
+      expect(stdout.replace(/\s+/g, ' ')).toContain(hints[shown - 1].replace(/`/g, '').split(/\s+/).slice(0, 6).join(' '));
+    }
+    const again = await runCli(['hint', '01', '--again'], { env });
+    for (let i = 1; i <= hints.length; i++) expect(again.stdout).toContain(`hint ${i} of ${hints.length}`);
+  });
+});
+
+describe('list', () => {
+  test('shows not started / in progress / passing, with the best figure and when', async () => {
+    const record = {
+      labs: {
+        '02-express-vs-fastify': {
+          last: { verdict: 'fail', at: new Date(Date.now() - 5 * 60000).toISOString(), appHash: 'x', headline: { id: 'throughput-ratio', label: 'throughput vs the reference', value: 0.17, unit: '×', pass: false, margin: 3.5 }, gates: {} },
+          best: { verdict: 'fail', at: new Date(Date.now() - 5 * 60000).toISOString(), appHash: 'x', headline: { id: 'throughput-ratio', label: 'throughput vs the reference', value: 0.17, unit: '×', pass: false, margin: 3.5 }, gates: {} },
+        },
+      },
+    };
+    const file = path.join(scratch, 'list-progress.json');
+    fs.writeFileSync(file, JSON.stringify(record));
+    const { code, stdout } = await runCli(['list'], { env: { WORKBOOK_PROGRESS_FILE: file } });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/02 {2}Framework overhead: Express vs Fastify\s+in progress\s+best: throughput vs the reference 0\.17 × \(fail, 5 min ago\)/);
+  });
+});
+
+describe('diff', () => {
+  test('against the shipped starter, and against the solution on request', async () => {
+    const mine = await runCli(['diff', '03'], { env });
+    expect(mine.code).toBe(0);
+    if (/not changed/.test(mine.stdout)) expect(mine.stdout).toMatch(/You have not changed labs\/03-leaking-set\/app\.js yet\./);
+    const theirs = await runCli(['diff', '03', '--solution'], { env });
+    expect(theirs.stdout).toMatch(/^--- solutions\/03-leaking-set\/app\.js$/m);
+    expect(theirs.stdout).toMatch(/^\+\+\+ labs\/03-leaking-set\/app\.js \(yours\)$/m);
+    expect(theirs.stdout).toMatch(/^@@ /m);
+    expect(theirs.stdout).not.toMatch(/\u001b\[/); // no colour codes when not on a terminal
+  });
+});
+
+describe('solution', () => {
+  test('before a pass it warns about spoiling the lab and shows nothing', async () => {
+    const { code, stdout } = await runCli(['solution', '03'], { env });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/has not passed yet, so the solution would spoil the lab/);
+    expect(stdout).not.toMatch(/Why it works/);
+  });
+
+  test('with --spoil (or after a pass) it shows the change and why it works', async () => {
+    const { stdout } = await runCli(['solution', '03', '--spoil'], { env });
+    expect(stdout).toMatch(/\+\s+res\.json\(\{ total, latest \}\);/);
+    expect(stdout).toMatch(/Why it works\n\s+V8 frees an object only when nothing reachable/);
+  });
+});
+
+test('doctor reports one line per check, quickly, and passes on this machine', async () => {
+  const { code, stdout, ms } = await runCli(['doctor'], { env });
+  for (const label of ['Node.js', 'CPU core', 'Workbook packages', 'Clinic.js patches', 'Ports', 'Profilers', 'Linux perf', 'git', 'Disk space', 'Workbook site']) {
+    expect(stdout).toMatch(new RegExp(`^  [✓!✗] (\\d+ )?${label}`, 'm'));
+  }
+  expect(code).toBe(stdout.includes('✗') ? 1 : 0);
+  expect(stdout).toMatch(/Ready for the labs\./);
+  expect(ms).toBeLessThan(15_000);
+});
+
+describe('watch', () => {
+  const dir = path.join(ROOT, '.workbook', 'tmp', `watch-${process.pid}`);
+  const app = path.join(dir, 'app.js');
+  const solution = fs.readFileSync(lab01.solutionApp, 'utf8');
+  const starter = shippedContent(lab01, 'app.js').content ?? fs.readFileSync(lab01.app, 'utf8');
+  let watcher;
+
+  beforeAll(() => {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(app, solution);
+  });
+  afterAll(async () => {
+    if (watcher) {
+      watcher.child.kill('SIGINT');
+      await watcher.done;
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(processesRunning(dir)).toEqual([]);
+  });
+
+  const runsSoFar = () => (watcher.output().match(/Verdict: /g) || []).length;
+  const nextVerdict = async (after) => {
+    await waitForOutput(watcher, () => runsSoFar() > after, 60_000);
+    const out = watcher.output();
+    return out.slice(out.lastIndexOf('\nRun '));
+  };
+
+  test('runs the check at once, and again on every save, with the figures moving', async () => {
+    watcher = startCli(['watch', '01', '--app', app], { env });
+    const first = await nextVerdict(0);
+    expect(first).toMatch(/Verdict: PASS/);
+
+    fs.writeFileSync(app, starter);
+    const second = await nextVerdict(1);
+    expect(watcher.output()).toMatch(/watch-\d+\/app\.js changed\./);
+    expect(second).toMatch(/Verdict: FAIL/);
+    expect(second).toMatch(/\/health median latency while \/auth is under load: .* \(was [\d.]+ ms, \d+× higher\)/);
+  }, 120_000);
+
+  test('a syntax error shows the error, and the watcher carries on', async () => {
+    const before = runsSoFar();
+    fs.writeFileSync(app, solution.replace("app.get('/health', (req, res) => {", "app.get('/health', (req, res) => {{"));
+    const run = await nextVerdict(before);
+    expect(run).toMatch(/The app has a syntax error, so it could not start\./);
+    expect(run).toMatch(/Verdict: FAIL/);
+    expect(watcher.child.exitCode).toBeNull(); // still watching
+  }, 60_000);
+
+  test('a save during a run stops that run and starts over', async () => {
+    const before = runsSoFar();
+    fs.writeFileSync(app, starter);
+    await waitForOutput(watcher, (out) => out.lastIndexOf('Calibrating') > out.lastIndexOf('Verdict: '), 20_000);
+    fs.writeFileSync(app, solution);
+    const run = await nextVerdict(before);
+    expect(watcher.output()).toMatch(/changed during the check: starting over\./);
+    expect(run).toMatch(/Verdict: PASS/);
+    expect(runsSoFar()).toBe(before + 1); // the interrupted run gave no verdict
+  }, 90_000);
+});

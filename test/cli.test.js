@@ -1,7 +1,6 @@
 'use strict';
 // The `workbook` command line as a learner meets it.
 
-const fs = require('node:fs');
 const path = require('node:path');
 const { ROOT } = require('../scripts/lib/labs');
 const { runCli } = require('./helpers/cli');
@@ -63,15 +62,5 @@ test('`load` prints autocannon\'s table', async () => {
   expect(stdout).toMatch(/requests in/);
 });
 
-test('`profile --tool prof` writes the tick log and prints the summary and the heavy profile', async () => {
-  const { code, stdout } = await runCli(['profile', '01', '--tool', 'prof', '--duration', '2']);
-  expect(code).toBe(0);
-  expect(stdout).toMatch(/\[Summary\]:/);
-  expect(stdout).toMatch(/\[Bottom up \(heavy\) profile\]:/);
-  expect(stdout).toMatch(/pbkdf2Sync/);
-  const dir = /Files: (\S+)\//.exec(stdout)[1];
-  const files = fs.readdirSync(path.join(ROOT, dir));
-  expect(files).toContain('processed.txt');
-  expect(files.some((f) => /^isolate-.*\.log$/.test(f))).toBe(true);
-  fs.rmSync(path.join(ROOT, dir), { recursive: true, force: true });
-});
+// Every `profile` tool, prof included, runs in test/extended/profile-tools.test.js.
+

@@ -63,7 +63,6 @@ describe('bad apps get one clear sentence and the tail of their output, fast', (
     ['syntax-error.js', 'syntax', /syntax error/, /SyntaxError/],
     ['throws-at-startup.js', 'startup-crash', /stopped during start-up \(exit code 1\)/, /ENOENT/],
     ['exits-quietly.js', 'no-listen', /exited without ever listening/, /^$/],
-    ['never-listens.js', 'timeout', /did not start listening within 3 s/, /^$/],
   ];
   test.each(cases)('%s', async (name, reason, sentence, detail) => {
     const t0 = Date.now();
@@ -86,6 +85,7 @@ describe('bad apps get one clear sentence and the tail of their output, fast', (
     expect(ms).toBeLessThan(15_000);
   });
 
+  // The timeout as a learner meets it: the CLI's default, not a shortened one.
   test('through the CLI: an app that never listens is reported within 15 s', async () => {
     const { code, stdout, ms } = await runCli(['check', '01', '--app', fixture('never-listens.js')]);
     expect(code).toBe(1);

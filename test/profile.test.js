@@ -38,7 +38,7 @@ test('cpu on lab 01 names the pbkdf2Sync line of the starter as the hot spot', a
 });
 
 test('heap on lab 03 finds the leaking constructor and the variable that holds it', async () => {
-  const { code, stdout } = await runCli(['profile', '03', '--tool', 'heap', '--duration', '3', '--app', starter('03')]);
+  const { code, stdout } = await runCli(['profile', '03', '--tool', 'heap', '--duration', '2', '--app', starter('03')]);
   expect(code).toBe(0);
   expect(stdout).toMatch(/Constructors whose instance count grew most/);
   expect(stdout).toMatch(/\+\d{4,}\s+\S+ KB\s+Object/); // thousands of new Objects

@@ -108,4 +108,21 @@ function pairsDisagree(pairs, threshold, agree = Math.ceil(pairs.length * 0.8)) 
   return side < agree;
 }
 
-module.exports = { compareResponses, compareThroughput, pairsDisagree };
+/** The response case every throughput comparison adds: the candidate answered everything. */
+function answeredUnderLoad(measured) {
+  return {
+    name: 'every request under load answered',
+    pass: measured.errors === 0,
+    expected: 'no errors or timeouts',
+    actual: `${measured.errors} errors or timeouts`,
+  };
+}
+
+/** The check's noise list for a throughput comparison against `threshold`. */
+function roundsNoise(measured, threshold) {
+  return pairsDisagree(measured.pairs, threshold)
+    ? [`the rounds disagreed about the verdict (ratios ${measured.pairs.map((r) => r.toFixed(2)).join(', ')})`]
+    : [];
+}
+
+module.exports = { compareResponses, compareThroughput, pairsDisagree, answeredUnderLoad, roundsNoise };

@@ -7,7 +7,7 @@
 // alternating rounds: absolute req/s means nothing across laptops. The
 // measured margins are in test/02-express-vs-fastify.test.js.
 
-const { compareResponses, compareThroughput, pairsDisagree } = require('../../scripts/checks/against-reference');
+const { compareResponses, compareThroughput, answeredUnderLoad, roundsNoise } = require('../../scripts/checks/against-reference');
 const { gate } = require('../../scripts/checks/gates');
 const { median } = require('../../scripts/harness/stats');
 
@@ -76,12 +76,7 @@ async function run(ctx) {
   ctx.assertAlive(candidate, 'under load');
   ctx.assertAlive(reference, 'under load');
 
-  responses.push({
-    name: 'every request under load answered',
-    pass: measured.errors === 0,
-    expected: 'no errors or timeouts',
-    actual: `${measured.errors} errors or timeouts`,
-  });
+  responses.push(answeredUnderLoad(measured));
 
   const gates = [
     gate({
@@ -98,9 +93,7 @@ async function run(ctx) {
     }),
   ];
 
-  const noise = pairsDisagree(measured.pairs, GATES.throughputRatio)
-    ? [`the rounds disagreed about the verdict (ratios ${measured.pairs.map((r) => r.toFixed(2)).join(', ')})`]
-    : [];
+  const noise = roundsNoise(measured, GATES.throughputRatio);
 
   return {
     gates,

@@ -6,6 +6,7 @@
 const path = require('node:path');
 const { findLab } = require('../../scripts/lib/labs');
 const { describeFixtures } = require('../helpers/lab-verdicts');
+const { derivedApp } = require('../helpers/derived-app');
 
 const lab = findLab('02');
 const fixture = (name) => path.join(__dirname, '..', 'fixtures', '02-express-vs-fastify', name);
@@ -13,13 +14,21 @@ const fixture = (name) => path.join(__dirname, '..', 'fixtures', '02-express-vs-
 describe('lab 02 · fixtures', () => {
   describeFixtures(lab, {
     otherFixes: [
-      ['Fastify without response schemas', fixture('fastify-no-schemas.js')],
+      [
+        'Fastify without response schemas',
+        derivedApp('02-fastify-no-schemas', lab.solutionApp, [
+          ["  { schema: { response: { 200: { type: 'array', items: item }, 400: problem } } },\n", ''],
+          ["app.get('/items/:id', { schema: { response: { 200: item, 404: problem } } }, async", "app.get('/items/:id', async"],
+          ["  { schema: { response: { 200: { type: 'object', properties: { hello: { type: 'string' } } } } } },\n", ''],
+        ]),
+      ],
       ['plain node:http', fixture('node-http.js')],
     ],
     cheats: [
       [
         'a port that keeps only the measured routes',
-        fixture('measured-routes-only.js'),
+        // Every resource but the catalogue gone: fast, and no longer the same API.
+        derivedApp('02-measured-routes-only', lab.solutionApp, [['for (const name of RESOURCES) {', 'for (const name of []) {']]),
         (result) => {
           expect(result.gates.find((g) => g.id === 'throughput-ratio').pass).toBe(true);
           expect(result.responses.filter((r) => !r.pass).map((r) => r.name)).toContain('POST /orders');

@@ -41,12 +41,17 @@ function summarise(lab, sides) {
       const found = side.results.map((r) => r.gates.find((g) => g.id === id)).filter(Boolean);
       if (!found.length) continue;
       Object.assign(row, { label: found[0].label, unit: found[0].unit, op: found[0].op, threshold: found[0].threshold });
+      // Margins signed: positive inside the threshold, negative past it.
       const signed = found.map((g) => (g.pass ? g.margin : -g.margin));
       row[name] = {
+        values: found.map((g) => g.value),
         median: median(found.map((g) => g.value)),
         // The figure divided by its threshold: below 1 passes a '<' gate.
         ratio: median(found.map((g) => g.value / g.threshold)),
-        worstMargin: Math.min(...signed),
+        // The run closest to flipping this gate's usual outcome on this side:
+        // the smallest margin inside where it usually passes, the smallest
+        // past where it usually fails.
+        worstMargin: median(signed) >= 0 ? Math.min(...signed) : Math.max(...signed),
         medianMargin: median(signed),
       };
     }

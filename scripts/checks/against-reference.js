@@ -59,32 +59,53 @@ async function compareResponses(candidate, reference, cases) {
  * (so the JIT has compiled the hot paths), `rounds` pairs of runs of `seconds`
  * each, alternating which app goes first. Each pair gives one ratio; pairs
  * close in time share the machine's state, which cancels most of its drift.
+ *
+ * With `perCpu`, a run's figure is the app's requests per CPU-second it used
+ * (user + system, all its threads) instead of per second of wall time: what
+ * a request costs the app, whatever else the machine is doing. On a busy or
+ * small machine the load generator competes with the app for the same cores
+ * and narrows wall-clock ratios; CPU time does not see that.
  * @param {string|string[]} path one path, or several that every connection cycles through
  * @returns {Promise<{candidate:number[], reference:number[], pairs:number[], ratio:number,
- *   referenceSpread:number, errors:number}>} req/s per run, and the median pair ratio
+ *   referenceSpread:number, errors:number, wall:{candidate:number[], reference:number[]},
+ *   servedElsewhere:number}>} per run figures, the median pair ratio, and the share of
+ *   the candidate's responses its own process did not receive (0 for an app that serves itself)
  */
-async function compareThroughput({ candidate, reference, path, rounds = 5, seconds = 0.6, connections = 10, warmupSeconds = 1, progress = () => {} }) {
+async function compareThroughput({ candidate, reference, path, rounds = 5, seconds = 0.6, connections = 10, warmupSeconds = 1, perCpu = false, progress = () => {} }) {
   progress(`Warming up both apps (${warmupSeconds} s each)`);
   for (const app of [reference, candidate]) {
     await runLoad({ url: app.url, path, connections, duration: warmupSeconds });
     await app.waitUntilIdle();
   }
   const samples = { candidate: [], reference: [] };
+  const wall = { candidate: [], reference: [] };
   const pairs = [];
   let errors = 0;
+  let responses = 0;
+  let received = 0;
+  const unit = perCpu ? 'req per CPU-s' : 'req/s';
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ['candidate', 'reference'] : ['reference', 'candidate'];
     for (const who of order) {
       const app = who === 'candidate' ? candidate : reference;
+      const before = perCpu ? await app.cpuAndRequests() : null;
       const load = await runLoad({ url: app.url, path, connections, duration: seconds });
+      const after = perCpu ? await app.cpuAndRequests() : null;
       await app.waitUntilIdle();
-      if (who === 'candidate') errors += load.errors + load.timeouts;
-      samples[who].push(load.requestsPerSec);
+      if (who === 'candidate') {
+        errors += load.errors + load.timeouts;
+        if (perCpu) {
+          responses += load.responses;
+          received += after.served - before.served;
+        }
+      }
+      wall[who].push(load.requestsPerSec);
+      samples[who].push(perCpu ? load.responses / Math.max((after.total - before.total) / 1e6, 1e-6) : load.requestsPerSec);
     }
     pairs.push(samples.candidate.at(-1) / samples.reference.at(-1));
     progress(
-      `  round ${round + 1}/${rounds}: yours ${Math.round(samples.candidate.at(-1))} req/s, ` +
-        `reference ${Math.round(samples.reference.at(-1))} req/s (${pairs.at(-1).toFixed(2)}×)`,
+      `  round ${round + 1}/${rounds}: yours ${Math.round(samples.candidate.at(-1))} ${unit}, ` +
+        `reference ${Math.round(samples.reference.at(-1))} ${unit} (${pairs.at(-1).toFixed(2)}×)`,
     );
   }
   return {
@@ -94,6 +115,8 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
     ratio: median(pairs),
     referenceSpread: spread(samples.reference),
     errors,
+    wall,
+    servedElsewhere: perCpu && responses > 0 ? Math.max(0, 1 - received / responses) : 0,
   };
 }
 

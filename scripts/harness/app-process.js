@@ -213,6 +213,11 @@ class AppHandle {
     return (await this.ask('cpu')).total;
   }
 
+  /** CPU time so far (µs) and the HTTP requests this process has received. */
+  cpuAndRequests() {
+    return this.ask('cpu');
+  }
+
   /**
    * Resolves once the app has stopped working: less than 20% of a core used
    * over 50 ms. After a load run a slow app may still be busy with requests

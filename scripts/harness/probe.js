@@ -13,15 +13,22 @@
 // (profilers that start the app themselves give it no IPC channel).
 
 const fs = require('node:fs');
+const http = require('node:http');
 const net = require('node:net');
 const v8 = require('node:v8');
 const vm = require('node:vm');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 
-// Profilers wrap the app in extra node processes that inherit NODE_OPTIONS;
-// only the process running the lab app itself should be probed.
+// Profilers wrap the app in extra node processes that inherit NODE_OPTIONS,
+// and node:cluster starts workers with the same flags: only the process the
+// harness started, running the lab app itself, is probed. (A cluster
+// worker's IPC channel is cluster's own, and keeps the worker alive.)
 const target = process.env.WORKBOOK_APP;
-const isTarget = !target || (process.argv[1] && samePath(process.argv[1], target));
+// (Node removes NODE_UNIQUE_ID from the environment before preloads run.)
+const isClusterWorker = require('node:cluster').isWorker;
+// Preloads also run in worker threads; the probe belongs to the main one.
+const { isMainThread } = require('node:worker_threads');
+const isTarget = isMainThread && !isClusterWorker && (!target || (process.argv[1] && samePath(process.argv[1], target)));
 
 function samePath(a, b) {
   try {
@@ -43,9 +50,13 @@ function install() {
   const forceGc = vm.runInNewContext('gc');
 
   const servers = new Set();
+  // Requests this process's own HTTP servers received: a check can tell an
+  // app that serves from another process (cluster) from one that serves cheaply.
+  let served = 0;
   const listen = net.Server.prototype.listen;
   net.Server.prototype.listen = function probedListen(...args) {
     servers.add(this);
+    if (this instanceof http.Server) this.on('request', () => served++);
     this.once('listening', () => {
       const address = this.address();
       if (address && typeof address === 'object') report({ type: 'listening', address });
@@ -86,10 +97,11 @@ function install() {
     },
     // A heap snapshot to the given file, for the heap comparison.
     snapshot: ({ file }) => ({ file: v8.writeHeapSnapshot(file) }),
-    // CPU time this process has used (all threads), in microseconds.
+    // CPU time this process has used (all threads), in microseconds, and the
+    // HTTP requests it has received so far.
     cpu: () => {
       const { user, system } = process.cpuUsage();
-      return { user, system, total: user + system };
+      return { user, system, total: user + system, served };
     },
     // What the app is still waiting on (pending file writes, timers, sockets),
     // by resource type: a check waits for file I/O to drain before measuring.

@@ -26,6 +26,14 @@ describe('lab 02 · fixtures', () => {
     ],
     cheats: [
       [
+        'serving from cluster workers (their CPU is not the app\'s, and their state is split)',
+        fixture('cluster.js'),
+        (result) => {
+          const names = result.responses.filter((r) => !r.pass).map((r) => r.name);
+          expect(names).toContain("requests served by the app's own process");
+        },
+      ],
+      [
         'a port that keeps only the measured routes',
         // Every resource but the catalogue gone: fast, and no longer the same API.
         derivedApp('02-measured-routes-only', lab.solutionApp, [['for (const name of RESOURCES) {', 'for (const name of []) {']]),

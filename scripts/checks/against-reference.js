@@ -68,8 +68,9 @@ async function compareResponses(candidate, reference, cases) {
  * @param {string|string[]} path one path, or several that every connection cycles through
  * @returns {Promise<{candidate:number[], reference:number[], pairs:number[], ratio:number,
  *   referenceSpread:number, errors:number, wall:{candidate:number[], reference:number[]},
- *   servedElsewhere:number}>} per run figures, the median pair ratio, and the share of
- *   the candidate's responses its own process did not receive (0 for an app that serves itself)
+ *   servedElsewhere:number, unit:string}>} per run figures (in `unit`), the median pair
+ *   ratio, and the share of the candidate's responses its own process did not receive
+ *   (0 for an app that serves itself)
  */
 async function compareThroughput({ candidate, reference, path, rounds = 5, seconds = 0.6, connections = 10, warmupSeconds = 1, perCpu = false, progress = () => {} }) {
   progress(`Warming up both apps (${warmupSeconds} s each)`);
@@ -117,6 +118,7 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
     errors,
     wall,
     servedElsewhere: perCpu && responses > 0 ? Math.max(0, 1 - received / responses) : 0,
+    unit: perCpu ? 'requests per CPU-second' : 'req/s',
   };
 }
 

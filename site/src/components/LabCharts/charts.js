@@ -1,7 +1,7 @@
 // The chart.js side of LabCharts, loaded in the browser only. One small set
 // of charts per lab, chosen by what its check measures:
 //   01  /health and event-loop delay against their thresholds; /auth req/s against its ceilings
-//   02  req/s per round, yours against the reference's
+//   02  requests per CPU-second per round, yours against the reference's
 //   03  heap after a forced GC, over requests
 //   04  lone-request latency against its threshold; req/s per round against the reference
 import React from 'react';
@@ -183,6 +183,8 @@ function AuthThroughput({ runs, colors }) {
 function RoundsAgainstReference({ run, colors, gateId }) {
   const t = run.result.series.throughput;
   if (!t || !Array.isArray(t.candidate)) return null;
+  // Lab 02 counts requests per CPU-second of each app; lab 04 per second.
+  const unit = t.unit || 'req/s';
   const gate = gateOf(run.result, gateId);
   const data = {
     labels: t.candidate.map((_, i) => `round ${i + 1}`),
@@ -195,8 +197,8 @@ function RoundsAgainstReference({ run, colors, gateId }) {
     ? `Median ratio ${formatNumber(gate.value, '×')}; it needs ${gate.op === '<' ? '<' : '≥'} ${formatNumber(gate.threshold, '×')}.`
     : null;
   return (
-    <Figure title={`${run.name}: req/s per round, against the reference`} note={note} summary={`${note || ''} Yours: ${t.candidate.map(Math.round).join(', ')}. Reference: ${t.reference.map(Math.round).join(', ')}.`}>
-      <Line data={data} options={baseOptions(colors, { yTitle: 'req/s' })} />
+    <Figure title={`${run.name}: ${unit} per round, against the reference`} note={note} summary={`${note || ''} Yours: ${t.candidate.map(Math.round).join(', ')}. Reference: ${t.reference.map(Math.round).join(', ')}.`}>
+      <Line data={data} options={baseOptions(colors, { yTitle: unit })} />
     </Figure>
   );
 }

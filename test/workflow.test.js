@@ -1,5 +1,6 @@
 'use strict';
-// The loop around the exercise: watch, hint, list, diff, solution, doctor.
+// The loop around the exercise: watch, hint, list, diff, solution, doctor,
+// verify (its full run, a minute of checks, is in test/extended/verify.test.js).
 // Everything runs as a learner would (the CLI in a child process), with its
 // progress record in a scratch file and its apps in scratch copies: the
 // tests never touch labs/ or the learner's own record.
@@ -90,6 +91,12 @@ test('doctor reports one line per check, quickly, and passes on this machine', a
   expect(code).toBe(stdout.includes('✗') ? 1 : 0);
   expect(stdout).toMatch(/Ready for the labs\./);
   expect(ms).toBeLessThan(15_000);
+});
+
+test('verify refuses a lab that does not exist, in one sentence', async () => {
+  const { code, stdout, stderr } = await runCli(['verify', '07'], { env });
+  expect(code).toBe(2);
+  expect(stdout + stderr).toMatch(/There is no lab "07"\. The labs are: /);
 });
 
 describe('watch', () => {

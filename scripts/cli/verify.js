@@ -4,6 +4,7 @@
 // solution: each must give the right verdict. Prints the margins measured.
 
 const { labs } = require('../lib/labs');
+const { requireLab } = require('./lab-arg');
 const { measureLab, marginText } = require('../lib/bench');
 const { formatNumber } = require('../checks/format');
 const { bold, dim, green, red } = require('../lib/style');
@@ -11,17 +12,19 @@ const { table } = require('../profile/read/table');
 
 module.exports = {
   summary: 'for trainers: every solution passes and every starter fails, here',
-  usage: 'npx workbook verify',
+  usage: 'npx workbook verify [<lab> ...]',
   help: [
     "Runs each lab's check on its shipped starter (must fail) and its solution",
-    '(must pass), and prints the figures with their margins. About a minute.',
+    '(must pass), and prints the figures with their margins. About a minute;',
+    'name labs to verify only those.',
   ],
   options: {},
-  async run() {
+  async run({ positionals }) {
+    const chosen = positionals.length ? positionals.map((id) => requireLab(id, this.usage)) : labs;
     const started = Date.now();
     const rows = [];
     let wrong = 0;
-    for (const lab of labs) {
+    for (const lab of chosen) {
       const summary = await measureLab(lab, {
         onStart: ({ side }) => process.stderr.write(dim(`lab ${lab.id} · ${side} … `, process.stderr)),
         onResult: ({ result, right }) => {

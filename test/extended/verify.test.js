@@ -1,0 +1,39 @@
+'use strict';
+// `workbook verify`, what a trainer runs the day before: every lab's check on
+// its shipped starter and its solution, with the margins. About a minute, so
+// it lives in the extended suite; `npm test` already proves each verdict.
+
+const path = require('node:path');
+const { ROOT, labs } = require('../../scripts/lib/labs');
+const { runCli } = require('../helpers/cli');
+const { processesRunning } = require('../helpers/leftovers');
+
+// One row per gate, named "<lab id> <gate id>".
+const GATE_ROWS = [
+  '01 health-p50', '01 loop-delay-p99', '01 auth-work', '02 throughput-ratio',
+  '03 heap-per-request', '04 latency-p50', '04 throughput-ratio',
+];
+
+afterAll(() => {
+  expect(processesRunning(path.join(ROOT, 'labs'))).toEqual([]);
+  expect(processesRunning(path.join(ROOT, 'solutions'))).toEqual([]);
+});
+
+test('every solution passes, every shipped starter fails, and the margins are listed', async () => {
+  const { code, stdout, stderr } = await runCli(['verify'], { timeoutMs: 300_000 });
+  if (code !== 0) throw new Error(`exit ${code}\n${stdout}\n${stderr}`);
+  for (const lab of labs) {
+    expect(stderr).toMatch(new RegExp(`lab ${lab.id} · starter … fail in [\\d.]+ s`));
+    expect(stderr).toMatch(new RegExp(`lab ${lab.id} · solution … pass in [\\d.]+ s`));
+  }
+  for (const row of GATE_ROWS) expect(stdout).toContain(row);
+  expect(stdout).toMatch(/Every check gave the right verdict on this machine\./);
+}, 320_000);
+
+test('verify <lab> verifies only that lab', async () => {
+  const { code, stdout, stderr } = await runCli(['verify', '03'], { timeoutMs: 120_000 });
+  expect(code).toBe(0);
+  expect(stdout).toContain('03 heap-per-request');
+  expect(stdout).not.toContain('01 health-p50');
+  expect(stderr).not.toMatch(/lab 01/);
+}, 130_000);

@@ -52,7 +52,9 @@ function workbookProblem(args, { mention = false } = {}) {
     return err.message;
   }
   const lab = parsed.positionals[0];
-  if (/<lab>/.test(command.usage) && lab !== '<lab>' && !findLab(lab)) return `no lab "${lab}"`;
+  // `<lab>` is required; `[<lab>]` or `[<lab> ...]` may be left out.
+  const labOptional = /\[<lab>/.test(command.usage);
+  if (/<lab>/.test(command.usage) && lab !== '<lab>' && !(labOptional && lab === undefined) && !findLab(lab)) return `no lab "${lab}"`;
   if (name === 'profile' && parsed.values.tool && !TOOLS[parsed.values.tool] && !/^</.test(parsed.values.tool)) return `no tool "${parsed.values.tool}"`;
   if (parsed.values.app && !/^</.test(parsed.values.app) && !fs.existsSync(path.join(ROOT, parsed.values.app))) return `no file ${parsed.values.app}`;
   return null;
@@ -151,6 +153,9 @@ test('the root README shows only commands that exist', () => {
 
 test('the checker of commands itself rejects what it should', () => {
   expect(workbookProblem(['check', '09'])).toMatch(/no lab/);
+  expect(workbookProblem(['check'])).toMatch(/no lab/); // required
+  expect(workbookProblem(['verify'])).toBeNull(); // optional
+  expect(workbookProblem(['verify', '09'])).toMatch(/no lab/);
   expect(workbookProblem(['profile', '01', '--tool', 'vtune'])).toMatch(/no tool/);
   expect(workbookProblem(['check', '01', '--frobnicate'])).toMatch(/Unknown option/);
   expect(workbookProblem(['explode'])).toMatch(/no command/);

@@ -4,47 +4,43 @@
 
 const { bold, dim, green, red, yellow } = require('../lib/style');
 const { labs } = require('../lib/labs');
+const { formatNumber, needsText, marginText, VERDICT_WORDS } = require('../lib/wording');
 
 const MARK = { pass: '✓', fail: '✗' };
 
-function formatNumber(value, unit) {
-  if (!Number.isFinite(value)) return String(value);
-  const abs = Math.abs(value);
-  const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
-  return `${value.toFixed(digits)}${unit ? ` ${unit}` : ''}`;
-}
-
 function formatGate(g) {
   const mark = g.pass ? green(MARK.pass) : red(MARK.fail);
-  const needs = `needs ${g.op === '<' ? '<' : '≥'} ${formatNumber(g.threshold, g.unit)}`;
   const how = g.scale ? ` = ${g.scale}` : '';
-  const times = g.margin >= 100 ? 'over 100×' : `${g.margin.toFixed(1)}×`;
-  const margin = g.pass
-    ? dim(`(${times} inside the threshold)`)
-    : red(`(${times} past the threshold)`);
+  const margin = (g.pass ? dim : red)(`(${marginText(g)})`);
   return [
     `  ${mark} ${g.label}: ${bold(formatNumber(g.value, g.unit))}`,
-    `      ${needs}${dim(how)} ${margin}`,
+    `      ${needsText(g)}${dim(how)} ${margin}`,
     `      ${g.meaning}`,
   ].join('\n');
 }
 
-function nextStep(result) {
+/**
+ * What to do after this result. `watching`: for `workbook watch`, where the
+ * next check starts when the learner saves, not when they run it.
+ */
+function nextStep(result, { watching = false } = {}) {
   const lab = labs.find((l) => l.slug === result.lab);
   const readme = `labs/${result.lab}/README.md`;
+  const again = watching ? 'save' : 'check again';
   switch (result.verdict) {
     case 'pass': {
       const following = labs[labs.indexOf(lab) + 1];
-      return (
-        `Read "Why it works" in ${readme}` +
-        (following ? `, then go on to lab ${following.id}: npx workbook check ${following.id}` : '. That was the last lab.')
-      );
+      const solution = watching ? ` (npx workbook solution ${lab.id} shows the reference and why it works.)` : '';
+      if (!following) return `Read "Why it works" in ${readme}. That was the last lab.${solution}`;
+      // Ends on the command, so it can be copied as it is.
+      const go = `Read "Why it works" in ${readme}, then go on to lab ${following.id}: npx workbook ${watching ? 'watch' : 'check'} ${following.id}`;
+      return watching ? `${go}.${solution}` : go;
     }
     case 'fail': {
-      if (result.crash) return `Fix the error above, then run the check again: npx workbook check ${lab.id}`;
-      if (result.responses.some((r) => !r.pass)) return `Make the responses above right again (the fix must keep the app's behaviour), then check again.`;
+      if (result.crash) return watching ? 'Fix the error above and save: the check runs again.' : `Fix the error above, then run the check again: npx workbook check ${lab.id}`;
+      if (result.responses.some((r) => !r.pass)) return `Make the responses above right again (the fix must keep the app's behaviour), then ${again}.`;
       const advice = require(lab.checkModule).advice;
-      return `${advice || `Profile the app (see "Profile" in ${readme})`}, change ${result.app}, and check again.`;
+      return `${advice || `Profile the app (see "Profile" in ${readme})`}, change ${result.app}, and ${again}.`;
     }
     case 'noisy':
       return 'Close other busy programs (builds, video calls, browsers with heavy tabs) and run the check again.';
@@ -53,12 +49,12 @@ function nextStep(result) {
   }
 }
 
-const VERDICT_TEXT = {
-  pass: () => green(bold('PASS')),
-  fail: () => red(bold('FAIL')),
-  noisy: () => yellow(bold('TOO NOISY, RERUN')),
-  error: () => yellow(bold('COULD NOT CHECK')),
-};
+const VERDICT_COLOUR = { pass: green, fail: red, noisy: yellow, error: yellow };
+
+/** PASS, FAIL, … in the verdict's colour. */
+function verdictText(verdict) {
+  return VERDICT_COLOUR[verdict](bold(VERDICT_WORDS[verdict]));
+}
 
 function formatResult(result) {
   const out = [];
@@ -116,10 +112,10 @@ function formatResult(result) {
   }
 
   out.push('');
-  out.push(`Verdict: ${VERDICT_TEXT[result.verdict]()}`);
+  out.push(`Verdict: ${verdictText(result.verdict)}`);
   out.push(`Next: ${nextStep(result)}`);
   out.push('');
   return out.join('\n');
 }
 
-module.exports = { formatResult, formatNumber, nextStep };
+module.exports = { formatResult, formatNumber, nextStep, verdictText };

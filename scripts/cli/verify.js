@@ -6,7 +6,7 @@
 const { labs } = require('../lib/labs');
 const { requireLab } = require('./lab-arg');
 const { measureLab, marginText } = require('../lib/bench');
-const { formatNumber } = require('../checks/format');
+const { formatNumber, thresholdText } = require('../lib/wording');
 const { bold, dim, green, red } = require('../lib/style');
 const { table } = require('../profile/read/table');
 
@@ -33,12 +33,12 @@ module.exports = {
         },
       });
       for (const g of summary.gates) {
-        const cell = (side, expect) => {
+        const cell = (side) => {
           const x = g[side];
           if (!x) return '—';
           return `${formatNumber(x.median, g.unit)} (${marginText(x.worstMargin)})`;
         };
-        rows.push([`${lab.id} ${g.id}`, `${g.op === '<' ? '<' : '≥'} ${formatNumber(g.threshold, g.unit)}`, cell('starter'), cell('solution')]);
+        rows.push([`${lab.id} ${g.id}`, thresholdText(g), cell('starter'), cell('solution')]);
       }
     }
     console.log(`\n${bold('Margins on this machine')} ${dim(`(Node ${process.version}; a starter must be past its threshold, a solution inside)`)}`);

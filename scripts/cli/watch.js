@@ -7,9 +7,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { labs, relative } = require('../lib/labs');
-const { stateOf } = require('../lib/progress');
+const { nextLab } = require('../lib/progress');
 const { track } = require('../harness/children');
-const { formatNumber, nextStep } = require('../checks/format');
+const { nextStep, verdictText } = require('../checks/format');
+const { formatNumber, needsText } = require('../lib/wording');
 const { bold, dim, green, red, yellow } = require('../lib/style');
 const { requireLab, appFileFor } = require('./lab-arg');
 
@@ -34,14 +35,13 @@ function shouldPoll(dir) {
  * @returns {{close: () => void, mode: string}}
  */
 function watchFiles(files, onChange, { poll }) {
-  const fire = (file) => onChange(file);
   if (!poll) {
     try {
       const dirs = [...new Set(files.map((f) => path.dirname(f)))];
       const watchers = dirs.map((dir) =>
         fs.watch(dir, (event, name) => {
           const file = name && path.join(dir, name.toString());
-          if (file && files.includes(file)) fire(file);
+          if (file && files.includes(file)) onChange(file);
         }),
       );
       return { mode: 'file events', close: () => watchers.forEach((w) => w.close()) };
@@ -49,7 +49,7 @@ function watchFiles(files, onChange, { poll }) {
       // fall through to polling
     }
   }
-  for (const file of files) fs.watchFile(file, { interval: POLL_MS }, (now, before) => now.mtimeMs !== before.mtimeMs && fire(file));
+  for (const file of files) fs.watchFile(file, { interval: POLL_MS }, (now, before) => now.mtimeMs !== before.mtimeMs && onChange(file));
   return { mode: `polling every ${POLL_MS} ms`, close: () => files.forEach((f) => fs.unwatchFile(f)) };
 }
 
@@ -66,7 +66,7 @@ function movement(result, previous) {
     } else if (before && Number.isFinite(before.value)) {
       moved = dim(` (was ${formatNumber(before.value, g.unit)})`);
     }
-    return `  ${mark} ${g.label}: ${bold(formatNumber(g.value, g.unit))} ${dim(`needs ${g.op === '<' ? '<' : '≥'} ${formatNumber(g.threshold, g.unit)}`)}${moved}`;
+    return `  ${mark} ${g.label}: ${bold(formatNumber(g.value, g.unit))} ${dim(needsText(g))}${moved}`;
   });
 }
 
@@ -84,15 +84,8 @@ function summary(result, previous) {
   }
   lines.push(...movement(result, previous));
   if (result.noise.length) lines.push(yellow(`Too busy to judge: ${result.noise.join('; ')}.`));
-  const verdict = { pass: green(bold('PASS')), fail: red(bold('FAIL')), noisy: yellow(bold('TOO NOISY, RERUN')), error: yellow(bold('COULD NOT CHECK')) }[result.verdict];
-  lines.push(`Verdict: ${verdict}`);
-  const id = result.lab.slice(0, 2);
-  const next =
-    result.verdict === 'pass'
-      ? `${nextStep(result).replace(/npx workbook check (\d+)/, 'npx workbook watch $1')}. (npx workbook solution ${id} shows the reference and why it works.)`
-      : result.crash
-        ? 'Fix the error above and save: the check runs again.'
-        : nextStep(result).replace(/, and check again\.$/, ', and save.');
+  lines.push(`Verdict: ${verdictText(result.verdict)}`);
+  const next = nextStep(result, { watching: true });
   lines.push(`Next: ${next}`);
   return lines.join('\n');
 }
@@ -109,7 +102,7 @@ module.exports = {
   ],
   options: { app: { type: 'string' }, poll: { type: 'boolean' } },
   async run({ values, positionals }) {
-    const lab = positionals[0] ? requireLab(positionals[0], this.usage) : labs.find((l) => stateOf(l).state !== 'passing') || labs[0];
+    const lab = positionals[0] ? requireLab(positionals[0], this.usage) : nextLab() || labs[0];
     const app = appFileFor(lab, values, this.usage);
     // The app and, for the learner's own app, the lab's other files (a template).
     const files = app === lab.app ? fs.readdirSync(lab.dir, { recursive: true }).map((f) => path.join(lab.dir, f)).filter((f) => fs.statSync(f).isFile() && !f.endsWith('README.md')) : [app];

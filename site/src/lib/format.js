@@ -1,25 +1,13 @@
-// How the site words a check result. It mirrors the terminal's wording
-// (scripts/checks/format.js), so a learner sees the same sentences in both.
+// How the site words a check result: the same sentences as the terminal. The
+// figures, thresholds, margins and verdict names come from the one module both
+// use (scripts/lib/wording.js); the rest is what only a page needs (dates,
+// links in the next step).
+import { formatNumber, marginText, needsText, VERDICT_WORDS } from '../../../scripts/lib/wording';
 
-/** 1812 ms, 18.7 ms, 6.72 ms: three significant-ish digits, as the CLI prints. */
-export function formatNumber(value, unit) {
-  if (!Number.isFinite(value)) return String(value);
-  const abs = Math.abs(value);
-  const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
-  return `${value.toFixed(digits)}${unit ? ` ${unit}` : ''}`;
-}
+export { formatNumber, marginText, needsText };
 
-export function formatMargin(gate) {
-  const times = gate.margin >= 100 ? 'over 100×' : `${gate.margin.toFixed(1)}×`;
-  return gate.pass ? `${times} inside the threshold` : `${times} past the threshold`;
-}
-
-export const VERDICTS = {
-  pass: { text: 'PASS', tone: 'pass' },
-  fail: { text: 'FAIL', tone: 'fail' },
-  noisy: { text: 'TOO NOISY, RERUN', tone: 'warn' },
-  error: { text: 'COULD NOT CHECK', tone: 'warn' },
-};
+const TONES = { pass: 'pass', fail: 'fail', noisy: 'warn', error: 'warn' };
+export const VERDICTS = Object.fromEntries(Object.entries(VERDICT_WORDS).map(([verdict, text]) => [verdict, { text, tone: TONES[verdict] }]));
 
 export function formatDuration(ms) {
   return ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;

@@ -7,7 +7,7 @@ import Link from '@docusaurus/Link';
 import Heading from '@theme/Heading';
 import { useWorkbook } from '../lib/workbook';
 import { useWorkbookApi } from '../lib/api';
-import { formatMargin, formatNumber, formatWhen } from '../lib/format';
+import { formatNumber, formatWhen, marginText } from '../lib/format';
 import styles from './index.module.css';
 
 const STATE_TEXT = { 'not-started': 'not started', 'in-progress': 'in progress', passing: 'passing' };
@@ -26,7 +26,7 @@ function Progress({ state }) {
       <span className={`${styles.state} ${styles[state.state]}`}>{STATE_TEXT[state.state] || state.state}</span>
       {best && (
         <div className={styles.best}>
-          best: {best.label} {formatNumber(best.value, best.unit)} ({formatMargin(best)}), {formatWhen(state.best.at)}
+          best: {best.label} {formatNumber(best.value, best.unit)} ({marginText(best)}), {formatWhen(state.best.at)}
         </div>
       )}
     </td>

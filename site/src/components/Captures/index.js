@@ -6,7 +6,7 @@ import React, { useEffect, useState } from 'react';
 import useBaseUrl from '@docusaurus/useBaseUrl';
 import LabCharts from '../LabCharts';
 import Rich from '../Rich';
-import { formatDate, formatMargin, formatNumber, withCode } from '../../lib/format';
+import { formatDate, formatNumber, marginText, needsText, withCode } from '../../lib/format';
 import styles from './styles.module.css';
 
 function MachineLine({ machine }) {
@@ -30,7 +30,7 @@ function GateTable({ starter, solution }) {
       <td className={gate.pass ? styles.pass : styles.fail}>
         {gate.pass ? '✓' : '✗'} {formatNumber(gate.value, gate.unit)}
         <div className={styles.small}>
-          needs {gate.op === '<' ? '<' : '≥'} {formatNumber(gate.threshold, gate.unit)}; {formatMargin(gate)}
+          {needsText(gate)}; {marginText(gate)}
         </div>
       </td>
     );

@@ -5,7 +5,7 @@ import React from 'react';
 import LabCharts from '../LabCharts';
 import Rich from '../Rich';
 import { useWorkbook } from '../../lib/workbook';
-import { VERDICTS, formatDuration, formatMargin, formatNumber, nextStep } from '../../lib/format';
+import { VERDICTS, formatDuration, formatNumber, marginText, needsText, nextStep } from '../../lib/format';
 import styles from './styles.module.css';
 
 function Verdict({ result }) {
@@ -37,9 +37,9 @@ function Gate({ gate }) {
         <strong className={styles.gateValue}>{formatNumber(gate.value, gate.unit)}</strong>
       </div>
       <div className={styles.gateNeeds}>
-        needs {gate.op === '<' ? '<' : '≥'} {formatNumber(gate.threshold, gate.unit)}
+        {needsText(gate)}
         {gate.scale && <span className={styles.muted}> = {gate.scale}</span>}{' '}
-        <span className={gate.pass ? styles.marginPass : styles.marginFail}>({formatMargin(gate)})</span>
+        <span className={gate.pass ? styles.marginPass : styles.marginFail}>({marginText(gate)})</span>
       </div>
       <div className={styles.gateMeaning}>{gate.meaning}</div>
     </li>

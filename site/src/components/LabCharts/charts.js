@@ -18,7 +18,7 @@ import {
 } from 'chart.js';
 import { Bar, Line } from 'react-chartjs-2';
 import { useColorMode } from '@docusaurus/theme-common';
-import { formatNumber } from '../../lib/format';
+import { formatNumber, needsText } from '../../lib/format';
 import styles from './styles.module.css';
 
 /**
@@ -194,7 +194,7 @@ function RoundsAgainstReference({ run, colors, gateId }) {
     ],
   };
   const note = gate
-    ? `Median ratio ${formatNumber(gate.value, '×')}; it needs ${gate.op === '<' ? '<' : '≥'} ${formatNumber(gate.threshold, '×')}.`
+    ? `Median ratio ${formatNumber(gate.value, '×')}; it ${needsText(gate, '×')}.`
     : null;
   return (
     <Figure title={`${run.name}: ${unit} per round, against the reference`} note={note} summary={`${note || ''} Yours: ${t.candidate.map(Math.round).join(', ')}. Reference: ${t.reference.map(Math.round).join(', ')}.`}>

@@ -10,12 +10,11 @@
 // Run it on a quiet machine: it measures.
 
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
+const { parseArgs, stripVTControlCharacters: stripAnsi } = require('node:util');
 const autocannon = require('autocannon');
 const { labs, findLab, ROOT, relative } = require('./lib/labs');
-const { runCheck } = require('./checks/run-check');
+const { runCheck, environment } = require('./checks/run-check');
 const { materializeShipped } = require('./lib/shipped');
 const { startApp } = require('./harness/app-process');
 const { applyStandardLoad, outputDir } = require('./profile/session');
@@ -47,17 +46,10 @@ const TITLES = {
   'doctor-report': 'Clinic.js Doctor\'s report',
 };
 
+/** The machine the captures come from, as the checks describe it, and when. */
 function machine() {
-  return {
-    node: process.version,
-    cpuModel: (os.cpus()[0] || { model: 'unknown' }).model.trim(),
-    cpus: os.availableParallelism ? os.availableParallelism() : os.cpus().length,
-    platform: `${process.platform}-${process.arch}`,
-    date: new Date().toISOString(),
-  };
+  return { ...environment(), date: new Date().toISOString() };
 }
-
-const stripAnsi = (text) => text.replace(/\u001b\[[0-9;]*m/g, '');
 
 async function captureLoad(lab, file, progress) {
   const app = await startApp(file);

@@ -132,4 +132,4 @@ function environment() {
   };
 }
 
-module.exports = { runCheck };
+module.exports = { runCheck, environment };

@@ -22,7 +22,7 @@ module.exports = {
     const lab = requireLab(positionals[0], this.usage);
     const app = appFileFor(lab, values, this.usage);
     const result = await runCheck(lab, { app, onProgress: printProgress(process.stderr) });
-    if (app === lab.app) recordCheck(lab, result);
+    recordCheck(lab, result, { app });
     if (values.json) {
       process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     } else {

@@ -25,4 +25,10 @@ function appFileFor(lab, values, usage) {
   return lab.app;
 }
 
-module.exports = { requireLab, appFileFor };
+/** A --port value: a whole number from 0 (any free port) to 65535. */
+function portArg(raw, usage) {
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not "${raw}".`, usage);
+  return raw;
+}
+
+module.exports = { requireLab, appFileFor, portArg };

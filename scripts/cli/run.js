@@ -2,7 +2,7 @@
 const { startApp, AppError } = require('../harness/app-process');
 const { relative } = require('../lib/labs');
 const { bold, dim } = require('../lib/style');
-const { requireLab, appFileFor } = require('./lab-arg');
+const { requireLab, appFileFor, portArg } = require('./lab-arg');
 const { UsageError } = require('./errors');
 
 module.exports = {
@@ -17,8 +17,7 @@ module.exports = {
   async run({ values, positionals }) {
     const lab = requireLab(positionals[0], this.usage);
     const file = appFileFor(lab, values, this.usage);
-    const port = values.port ?? process.env.PORT ?? '3000';
-    if (!/^\d+$/.test(port) || Number(port) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not "${port}".`, this.usage);
+    const port = portArg(values.port ?? process.env.PORT ?? '3000', this.usage);
     let app;
     try {
       app = await startApp(file, { env: { PORT: port } });

@@ -5,7 +5,8 @@ const { relative } = require('../lib/labs');
 const { stateOf } = require('../lib/progress');
 const { readWalkthroughSection } = require('../lib/walkthrough');
 const { renderMarkdown } = require('../lib/terminal-markdown');
-const { shippedContent, WORK_DIR } = require('../lib/shipped');
+const { shippedContent } = require('../lib/shipped');
+const { backUp } = require('../lib/reset');
 const { unifiedDiff } = require('../lib/colour-diff');
 const { bold, dim, yellow } = require('../lib/style');
 const { requireLab } = require('./lab-arg');
@@ -40,12 +41,10 @@ module.exports = {
     console.log(`\n${bold('Why it works')}`);
     console.log(renderMarkdown(readWalkthroughSection(lab.readme, 'Why it works')));
     if (values.apply) {
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      const backup = path.join(WORK_DIR, 'backups', `${lab.slug}-${stamp}`, 'app.js');
-      fs.mkdirSync(path.dirname(backup), { recursive: true });
-      if (fs.existsSync(lab.app)) fs.copyFileSync(lab.app, backup);
+      const backupDir = backUp(lab, ['app.js']);
       fs.copyFileSync(lab.solutionApp, lab.app);
-      console.log(`\nCopied the solution over ${relative(lab.app)}. Your version is kept in ${relative(backup)}.`);
+      const kept = backupDir ? ` Your version is kept in ${relative(path.join(backupDir, 'app.js'))}.` : '';
+      console.log(`\nCopied the solution over ${relative(lab.app)}.${kept}`);
     }
     return 0;
   },

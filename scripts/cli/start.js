@@ -7,10 +7,10 @@ const { spawn } = require('node:child_process');
 const { ensureBuilt, BUILD_DIR } = require('../lib/site');
 const { createWorkbookServer } = require('../server/workbook-server');
 const { labs } = require('../lib/labs');
-const { stateOf } = require('../lib/progress');
+const { nextLab } = require('../lib/progress');
 const { bold, dim, red } = require('../lib/style');
 const { printProgress } = require('./progress-printer');
-const { UsageError } = require('./errors');
+const { portArg } = require('./lab-arg');
 const list = require('./list');
 
 const DEFAULT_PORT = 4321;
@@ -45,8 +45,7 @@ module.exports = {
   ],
   options: { port: { type: 'string' }, 'no-open': { type: 'boolean' } },
   async run({ values }) {
-    const port = values.port ?? process.env.WORKBOOK_PORT ?? String(DEFAULT_PORT);
-    if (!/^\d+$/.test(port) || Number(port) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not "${port}".`, this.usage);
+    const port = portArg(values.port ?? process.env.WORKBOOK_PORT ?? String(DEFAULT_PORT), this.usage);
     console.log(bold('Node.js profiling workbook'));
     try {
       await ensureBuilt({ progress: printProgress(process.stderr) });
@@ -59,7 +58,7 @@ module.exports = {
     }
     const workbook = createWorkbookServer({ siteDir: BUILD_DIR });
     const url = await listen(workbook, Number(port));
-    const next = labs.find((lab) => stateOf(lab).state !== 'passing') || labs[0];
+    const next = nextLab() || labs[0];
     console.log(`\nThe workbook is at ${bold(url)}`);
     console.log(`Start with Lab ${next.id}: ${url}/labs/${next.slug}`);
     console.log(dim('Only this computer can reach it (127.0.0.1). Ctrl-C stops it.'));

@@ -15,7 +15,7 @@ const { median } = require('../harness/stats');
  * @param {(event:{side:string, run:number, result:object, right:boolean}) => void} [options.onResult]
  * @param {(event:{side:string, run:number}) => void} [options.onStart]
  */
-async function measureLab(lab, { runs = 1, onResult = () => {}, onStart = () => {}, onProgress } = {}) {
+async function measureLab(lab, { runs = 1, onResult = () => {}, onStart = () => {} } = {}) {
   const shipped = materializeShipped(lab);
   if (shipped.error) throw new Error(`cannot measure lab ${lab.id}: ${shipped.error}`);
   const sides = {
@@ -25,7 +25,7 @@ async function measureLab(lab, { runs = 1, onResult = () => {}, onStart = () => 
   for (let run = 1; run <= runs; run++) {
     for (const [side, s] of Object.entries(sides)) {
       onStart({ side, run });
-      const result = await runCheck(lab, { app: s.app, onProgress });
+      const result = await runCheck(lab, { app: s.app });
       s.results.push(result);
       onResult({ side, run, result, right: result.verdict === s.expect });
     }

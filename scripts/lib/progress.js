@@ -4,7 +4,8 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { WORK_DIR, blobId, isShipped } = require('./shipped');
+const { labs } = require('./labs');
+const { WORK_DIR, blobId, shippedBlobId } = require('./shipped');
 
 // WORKBOOK_PROGRESS_FILE: the workbook's own tests keep their records apart
 // from the learner's.
@@ -32,9 +33,12 @@ function headline(result) {
   return { id: worst.id, label: worst.label, value: worst.value, unit: worst.unit, pass: worst.pass, margin: worst.margin };
 }
 
-/** Records a check of the learner's own app (checks of other files are not progress). */
-function recordCheck(lab, result) {
-  if (result.verdict === 'error') return;
+/**
+ * Records a check of `app` if it is the learner's own labs/<lab>/app.js:
+ * checks of other files (--app, the solution) are not progress.
+ */
+function recordCheck(lab, result, { app }) {
+  if (app !== lab.app || result.verdict === 'error') return;
   const data = load();
   const entry = data.labs[lab.slug] || {};
   const appHash = fs.existsSync(lab.app) ? blobId(fs.readFileSync(lab.app, 'utf8')) : null;
@@ -67,8 +71,13 @@ function stateOf(lab) {
   const entry = load().labs[lab.slug];
   const current = fs.existsSync(lab.app) ? blobId(fs.readFileSync(lab.app, 'utf8')) : null;
   if (entry?.last?.verdict === 'pass' && entry.last.appHash === current) return { state: 'passing', entry };
-  if (!entry?.last && isShipped(lab)) return { state: 'not-started', entry: entry || null };
+  if (!entry?.last && current !== null && current === shippedBlobId(lab)) return { state: 'not-started', entry: entry || null };
   return { state: 'in-progress', entry };
+}
+
+/** The first lab the learner has not passed, or null when every lab passes. */
+function nextLab() {
+  return labs.find((lab) => stateOf(lab).state !== 'passing') || null;
 }
 
 /** How many of a lab's hints the learner has seen. */
@@ -84,4 +93,4 @@ function recordHintSeen(lab, count) {
   save(data);
 }
 
-module.exports = { FILE, load, recordCheck, stateOf, hintsSeen, recordHintSeen };
+module.exports = { FILE, load, recordCheck, stateOf, nextLab, hintsSeen, recordHintSeen };

@@ -27,6 +27,11 @@ function blobId(content) {
     .digest('hex');
 }
 
+/** Git's blob id of `file` (relative to the lab folder) as shipped, or undefined. */
+function shippedBlobId(lab, file = 'app.js') {
+  return (manifest()[lab.slug] || {})[file];
+}
+
 /** The files of a lab the learner may edit: everything but the walkthrough. */
 function labFiles(lab) {
   return Object.keys(manifest()[lab.slug] || {});
@@ -34,7 +39,7 @@ function labFiles(lab) {
 
 /** Is the learner's copy of `file` (relative to the lab folder) still as shipped? */
 function isShipped(lab, file = 'app.js') {
-  const id = (manifest()[lab.slug] || {})[file];
+  const id = shippedBlobId(lab, file);
   const full = path.join(lab.dir, file);
   return Boolean(id) && fs.existsSync(full) && blobId(fs.readFileSync(full, 'utf8')) === id;
 }
@@ -44,7 +49,7 @@ function isShipped(lab, file = 'app.js') {
  * @returns {{content:string}|{error:string}}
  */
 function shippedContent(lab, file = 'app.js') {
-  const id = (manifest()[lab.slug] || {})[file];
+  const id = shippedBlobId(lab, file);
   if (!id) return { error: `the workbook records no shipped version of ${lab.slug}/${file}` };
   const full = path.join(lab.dir, file);
   // Cheapest first: the learner has not touched the file.
@@ -83,4 +88,4 @@ function materializeShipped(lab) {
   return { app: path.join(dir, 'app.js') };
 }
 
-module.exports = { MANIFEST, WORK_DIR, manifest, blobId, labFiles, isShipped, shippedContent, materializeShipped };
+module.exports = { MANIFEST, WORK_DIR, manifest, blobId, shippedBlobId, labFiles, isShipped, shippedContent, materializeShipped };

@@ -3,6 +3,7 @@
 // wrapped, code kept as it is, emphasis and links reduced to plain text.
 // Enough for hints and the "Why it works" section; not a general renderer.
 
+const { stripVTControlCharacters } = require('node:util');
 const MarkdownIt = require('markdown-it');
 const { bold, dim, cyan } = require('./style');
 
@@ -12,7 +13,7 @@ function wrap(text, width, indent) {
   const lines = [];
   let line = '';
   for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line && (line + ' ' + word).replace(/\u001b\[[0-9;]*m/g, '').length > width) {
+    if (line && stripVTControlCharacters(`${line} ${word}`).length > width) {
       lines.push(line);
       line = word;
     } else {

@@ -8,7 +8,7 @@ const { randomUUID } = require('node:crypto');
 const { runCheck } = require('../checks/run-check');
 const { recordCheck } = require('../lib/progress');
 
-class CheckQueue extends EventEmitter {
+class CheckQueue {
   /**
    * @param {object} [options]
    * @param {(lab, options) => Promise<object>} [options.check] injectable for tests
@@ -16,7 +16,6 @@ class CheckQueue extends EventEmitter {
    *   (default: the learner's labs/<lab>/app.js; tests point it elsewhere)
    */
   constructor({ check = runCheck, appFor = (lab) => lab.app } = {}) {
-    super();
     this.check = check;
     this.appFor = appFor;
     this.jobs = new Map();
@@ -26,7 +25,7 @@ class CheckQueue extends EventEmitter {
 
   /** Queues a check of the learner's app for `lab`; returns the job. */
   enqueue(lab) {
-    const job = { id: randomUUID(), lab: lab.slug, state: 'queued', events: [], emitter: new EventEmitter(), createdAt: Date.now() };
+    const job = { id: randomUUID(), lab: lab.slug, state: 'queued', events: [], emitter: new EventEmitter() };
     this.jobs.set(job.id, job);
     this.waiting.push({ job, lab });
     this.push(job, { type: 'queued', position: this.waiting.length + (this.running ? 1 : 0) });
@@ -49,7 +48,7 @@ class CheckQueue extends EventEmitter {
     try {
       const app = this.appFor(lab);
       const result = await this.check(lab, { app, onProgress: (e) => this.push(job, { type: 'progress', ...e }) });
-      if (app === lab.app) recordCheck(lab, result);
+      recordCheck(lab, result, { app });
       job.state = 'done';
       this.push(job, { type: 'result', result });
     } catch (err) {

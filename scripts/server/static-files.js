@@ -55,4 +55,4 @@ function serveStatic(root, req, res) {
   fs.createReadStream(file).pipe(res);
 }
 
-module.exports = { serveStatic, resolveFile };
+module.exports = { serveStatic };

@@ -11,6 +11,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { labs, ROOT } = require('../scripts/lib/labs');
 const { materializeShipped, shippedContent } = require('../scripts/lib/shipped');
+const { readWalkthrough } = require('../scripts/lib/walkthrough');
 const { ensureBuilt, BUILD_DIR } = require('../scripts/lib/site');
 const { createWorkbookServer } = require('../scripts/server/workbook-server');
 const { CheckQueue } = require('../scripts/server/check-queue');
@@ -21,7 +22,9 @@ const written = labs.filter((lab) => fs.existsSync(lab.readme));
 
 /** The code blocks of a README whose title is a workbook path: the site must show each. */
 function titledBlocks(readme) {
-  return [...fs.readFileSync(readme, 'utf8').matchAll(/^```\w*\s+title="((?:labs|solutions|scripts|test)\/[^"]+)"/gm)].map((m) => m[1]);
+  return readWalkthrough(readme)
+    .codeBlocks.map((block) => block.title)
+    .filter((title) => /^(labs|solutions|scripts|test)\//.test(title ?? ''));
 }
 
 /** A line of a file that is long enough to be unmistakable on a page. */

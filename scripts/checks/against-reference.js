@@ -6,7 +6,7 @@
 const { isDeepStrictEqual } = require('node:util');
 const { request, json } = require('../harness/http-client');
 const { runLoad } = require('../harness/load');
-const { median, spread } = require('../harness/stats');
+const { median } = require('../harness/stats');
 const { truncate } = require('./gates');
 
 function mediaType(headers) {
@@ -67,7 +67,7 @@ async function compareResponses(candidate, reference, cases) {
  * and narrows wall-clock ratios; CPU time does not see that.
  * @param {string|string[]} path one path, or several that every connection cycles through
  * @returns {Promise<{candidate:number[], reference:number[], pairs:number[], ratio:number,
- *   referenceSpread:number, errors:number, wall:{candidate:number[], reference:number[]},
+ *   errors:number, wall:{candidate:number[], reference:number[]},
  *   servedElsewhere:number, unit:string}>} per run figures (in `unit`), the median pair
  *   ratio, and the share of the candidate's responses its own process did not receive
  *   (0 for an app that serves itself)
@@ -84,7 +84,8 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
   let errors = 0;
   let responses = 0;
   let received = 0;
-  const unit = perCpu ? 'req per CPU-s' : 'req/s';
+  // The unit of the figures: in full for charts, short for the progress lines.
+  const unit = perCpu ? { full: 'requests per CPU-second', short: 'req per CPU-s' } : { full: 'req/s', short: 'req/s' };
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ['candidate', 'reference'] : ['reference', 'candidate'];
     for (const who of order) {
@@ -105,8 +106,8 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
     }
     pairs.push(samples.candidate.at(-1) / samples.reference.at(-1));
     progress(
-      `  round ${round + 1}/${rounds}: yours ${Math.round(samples.candidate.at(-1))} ${unit}, ` +
-        `reference ${Math.round(samples.reference.at(-1))} ${unit} (${pairs.at(-1).toFixed(2)}×)`,
+      `  round ${round + 1}/${rounds}: yours ${Math.round(samples.candidate.at(-1))} ${unit.short}, ` +
+        `reference ${Math.round(samples.reference.at(-1))} ${unit.short} (${pairs.at(-1).toFixed(2)}×)`,
     );
   }
   return {
@@ -114,20 +115,20 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
     reference: samples.reference,
     pairs,
     ratio: median(pairs),
-    referenceSpread: spread(samples.reference),
     errors,
     wall,
     servedElsewhere: perCpu && responses > 0 ? Math.max(0, 1 - received / responses) : 0,
-    unit: perCpu ? 'requests per CPU-second' : 'req/s',
+    unit: unit.full,
   };
 }
 
 /**
- * "Too noisy" for a ratio gate: fewer than `agree` of the pair ratios fall on
+ * "Too noisy" for a ratio gate: fewer than 80% of the pair ratios fall on
  * the same side of the threshold as their median, i.e. the rounds disagree
  * about the verdict.
  */
-function pairsDisagree(pairs, threshold, agree = Math.ceil(pairs.length * 0.8)) {
+function pairsDisagree(pairs, threshold) {
+  const agree = Math.ceil(pairs.length * 0.8);
   const passing = pairs.filter((r) => r >= threshold).length;
   const side = median(pairs) >= threshold ? passing : pairs.length - passing;
   return side < agree;
@@ -150,4 +151,4 @@ function roundsNoise(measured, threshold) {
     : [];
 }
 
-module.exports = { compareResponses, compareThroughput, pairsDisagree, answeredUnderLoad, roundsNoise };
+module.exports = { compareResponses, compareThroughput, answeredUnderLoad, roundsNoise };

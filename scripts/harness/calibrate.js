@@ -27,4 +27,14 @@ function pbkdf2SyncCost(options) {
   return timeIt(() => crypto.pbkdf2Sync('calibration', salt, 10000, 512, 'sha512'), options);
 }
 
-module.exports = { timeIt, pbkdf2SyncCost };
+/**
+ * The time of one Handlebars compile (plus a trivial render, since compile is
+ * lazy) of `source`, after three untimed ones: lab 04's app compiles on every
+ * request, so its compiles run on warmed-up code, and t must too.
+ */
+function handlebarsCompileCost(source) {
+  const handlebars = require('handlebars'); // only lab 04's calibration needs it
+  return timeIt(() => handlebars.compile(source)({ units: {} }), { runs: 3, warmup: 3 });
+}
+
+module.exports = { timeIt, pbkdf2SyncCost, handlebarsCompileCost };

@@ -17,13 +17,12 @@ const { percentile } = require('./stats');
  * @param {number} [options.duration] seconds (either this or `amount`)
  * @param {number} [options.amount] total number of requests
  * @param {number} [options.timeout=10] seconds before a request counts as timed out
- * @param {number} [options.overallRate] cap on requests per second, across all connections
  * @param {number} [options.sampleMs=50] autocannon's sampling tick (1000 for tables people read)
  * @param {{path:string, intervalMs?:number}} [options.probe] a second endpoint to time
  * @param {(tick:{elapsedMs:number, requests:number}) => void} [options.onTick]
  */
 async function runLoad(options) {
-  const { url, connections = 10, duration, amount, timeout = 10, probe, onTick, overallRate, sampleMs = 50 } = options;
+  const { url, connections = 10, duration, amount, timeout = 10, probe, onTick, sampleMs = 50 } = options;
   const requests = requestList(options.path);
   const started = Date.now();
   const prober = probe ? startProbe(url + probe.path, probe.intervalMs ?? 50) : null;
@@ -34,7 +33,6 @@ async function runLoad(options) {
     ...(amount ? { amount } : { duration }),
     timeout,
     requests,
-    ...(overallRate ? { overallRate } : {}),
     // autocannon notices the end of a run only on its sampling tick (1 s by
     // default): a 0.5 s run would take 1 s and count the idle rest in its
     // duration. A 50 ms tick keeps the checks' short runs short and their

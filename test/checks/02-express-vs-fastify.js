@@ -134,4 +134,4 @@ async function run(ctx) {
 /** What to do after a fail on the gates, for `check`'s last line. */
 const advice = 'Profile it with `npx workbook profile 02 --tool cpu` to see where the time of each request goes';
 
-module.exports = { advice, run, GATES, MEASURED, CASES, LOAD, standardLoad };
+module.exports = { advice, run, GATES, LOAD, standardLoad };

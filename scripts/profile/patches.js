@@ -5,7 +5,6 @@
 // the tools check that the patches are in place before relying on them.
 
 const fs = require('node:fs');
-const path = require('node:path');
 
 const PATCHES = [
   {
@@ -42,4 +41,4 @@ function requirePatches() {
   }
 }
 
-module.exports = { missingPatches, requirePatches, REAPPLY, PATCH_DIR: path.join(__dirname, '..', 'patches') };
+module.exports = { missingPatches, requirePatches, REAPPLY };

@@ -20,12 +20,11 @@ function outputDir(lab, tool) {
 async function applyStandardLoad({ lab, url, duration, progress, label = '' }) {
   const standard = require(lab.checkModule).standardLoad;
   if (standard.setup) await standard.setup(url);
-  progress(`Load${label}: ${standard.describe}${standard.overallRate ? `, ${standard.overallRate} req/s` : ''}, ${duration} s`);
+  progress(`Load${label}: ${standard.describe}, ${duration} s`);
   const load = await runLoad({
     url,
     path: standard.path,
     connections: standard.connections,
-    overallRate: standard.overallRate,
     duration,
     sampleMs: 1000, // autocannon's own table then reads as usual (req/s per second)
     onTick: ({ elapsedMs, requests }) => progress(`  … ${Math.round(elapsedMs / 1000)}/${duration} s, ${requests} responses`),
@@ -35,20 +34,58 @@ async function applyStandardLoad({ lab, url, duration, progress, label = '' }) {
 }
 
 /**
+ * Starts `file` with `nodeArgs` (and startApp's other options), runs
+ * `fn(app)`, and stops the app afterwards whatever happened, waiting up to
+ * `graceMs` for it to end by itself (profilers write their files then).
+ */
+async function withApp({ file, nodeArgs = [], env, cwd, output, graceMs, progress }, fn) {
+  progress(`Starting ${relative(file)}${nodeArgs.length ? ` with ${nodeArgs.join(' ')}` : ''}`);
+  const app = await startApp(file, { nodeArgs, env, cwd, output, timeoutMs: 20_000 });
+  try {
+    return await fn(app);
+  } finally {
+    await app.stop({ graceMs });
+  }
+}
+
+/**
  * Starts `file` with `nodeArgs` in `cwd`, applies the lab's standard load for
  * `duration` seconds, and stops it cleanly so the profiler writes its files.
  */
-async function profileRun({ lab, file, nodeArgs = [], env = {}, cwd, duration, progress }) {
-  progress(`Starting ${relative(file)} with ${nodeArgs.join(' ') || 'no extra flags'}`);
-  const app = await startApp(file, { nodeArgs, env, cwd, timeoutMs: 20_000 });
-  try {
+async function profileRun({ lab, file, nodeArgs, env, cwd, duration, progress }) {
+  return withApp({ file, nodeArgs, env, cwd, graceMs: 10_000, progress }, async (app) => {
     const load = await applyStandardLoad({ lab, url: app.url, duration, progress });
     app.assertAlive('under load');
     progress('Stopping the app so the profiler writes its files');
     return load;
-  } finally {
-    await app.stop({ graceMs: 10_000 });
-  }
+  });
 }
 
-module.exports = { outputDir, profileRun, applyStandardLoad };
+/**
+ * For profilers that start the app themselves (0x, Clinic.js) and report the
+ * port it listens on: `onPort(port, stop)` applies the load there, then says
+ * `stopMessage` and calls `stop`, whether the load succeeded or not.
+ * `finished()` waits for that and throws the load's error, if any.
+ */
+function loadOnPort({ lab, duration, progress, stopMessage }) {
+  let loading = Promise.resolve();
+  let loadError = null;
+  return {
+    onPort(port, stop) {
+      loading = applyStandardLoad({ lab, url: `http://127.0.0.1:${port}`, duration, progress })
+        .catch((err) => {
+          loadError = err;
+        })
+        .then(() => {
+          progress(stopMessage);
+          stop();
+        });
+    },
+    async finished() {
+      await loading;
+      if (loadError) throw loadError;
+    },
+  };
+}
+
+module.exports = { outputDir, withApp, profileRun, applyStandardLoad, loadOnPort };

@@ -3,13 +3,21 @@
 // learner needs it read: where the time went by function and by origin, and
 // which line of *their* file leads into the heaviest work.
 
-const path = require('node:path');
+const { relative } = require('../../lib/labs');
 const { originOf, toPath } = require('./origin');
-const { findCallLine } = require('./source-line');
+const { hotspotAt } = require('./source-line');
 
 const NOT_WORK = new Set(['(idle)', '(program)']);
 
+// tools/cpu.js reads one profile twice (its reading, its flame graph): index it once.
+const indexed = new WeakMap();
+
 function index(profile) {
+  if (!indexed.has(profile)) indexed.set(profile, indexOnce(profile));
+  return indexed.get(profile);
+}
+
+function indexOnce(profile) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
@@ -26,12 +34,12 @@ function index(profile) {
   };
   const root = profile.nodes.find((n) => !parent.has(n.id));
   visit(root.id);
-  return { byId, parent, self, inclusive, root };
+  return { byId, parent, self, inclusive };
 }
 
-function where(frame, root) {
+function where(frame) {
   const file = toPath(frame.url);
-  const shown = file.startsWith('node:') || !file ? file || '(native)' : path.relative(root, file).split(path.sep).join('/');
+  const shown = file.startsWith('node:') || !file ? file || '(native)' : relative(file);
   return `${shown}${file ? `:${frame.lineNumber + 1}` : ''}`;
 }
 
@@ -39,9 +47,8 @@ function where(frame, root) {
  * @param {object} profile parsed .cpuprofile JSON
  * @param {object} options
  * @param {string} options.appFile the learner's app file
- * @param {string} options.root folder paths are shown relative to
  */
-function readCpuProfile(profile, { appFile, root = process.cwd() }) {
+function readCpuProfile(profile, { appFile }) {
   const { byId, self, inclusive } = index(profile);
   const total = profile.samples.length;
   let notWork = 0;
@@ -58,7 +65,7 @@ function readCpuProfile(profile, { appFile, root = process.cwd() }) {
     const key = `${callFrame.functionName}|${callFrame.url}|${callFrame.lineNumber}`;
     const entry = functions.get(key) || {
       functionName: callFrame.functionName || '(anonymous)',
-      location: where(callFrame, root),
+      location: where(callFrame),
       origin: originOf(callFrame.url, appFile).label,
       samples: 0,
     };
@@ -75,7 +82,7 @@ function readCpuProfile(profile, { appFile, root = process.cwd() }) {
     .sort((a, b) => b[1] - a[1])
     .map(([origin, samples]) => ({ origin, samples, selfPct: pct(samples) }));
 
-  return { totalSamples: total, busySamples: busy, topSelf, byOrigin, hotspot: hotspot({ byId, self, inclusive }, appFile, root, busy) };
+  return { totalSamples: total, busySamples: busy, topSelf, byOrigin, hotspot: hotspot({ byId, self, inclusive }, appFile, busy) };
 }
 
 /**
@@ -85,7 +92,7 @@ function readCpuProfile(profile, { appFile, root = process.cwd() }) {
  * the app's own time). `next` is skipped: in Express and Connect it is the
  * rest of the request, not a piece of work.
  */
-function hotspot({ byId, self, inclusive }, appFile, root, busy) {
+function hotspot({ byId, self, inclusive }, appFile, busy) {
   const appOwned = new Map(); // samples beneath a node that are in app frames
   const isApp = (id) => originOf(byId.get(id).callFrame.url, appFile).kind === 'app';
   const appSamplesUnder = (id) => {
@@ -113,26 +120,21 @@ function hotspot({ byId, self, inclusive }, appFile, root, busy) {
   const best = [...edges.values()].sort((a, b) => b.samples - a.samples)[0];
   if (!best || best.samples === 0) return null;
   const origin = originOf(best.callee.url, appFile);
-  const call = findCallLine(appFile, best.caller.lineNumber + 1, { name: best.callee.functionName, package: origin.package });
-  return {
+  return hotspotAt(appFile, best.caller.lineNumber + 1, { name: best.callee.functionName, package: origin.package }, {
     sharePct: (100 * best.samples) / busy,
     callee: best.callee.functionName || '(anonymous)',
     calleeOrigin: origin.label,
     caller: best.caller.functionName || '(anonymous)',
-    file: path.relative(root, appFile).split(path.sep).join('/'),
-    line: call.line,
-    text: call.text,
-    exact: call.exact,
-  };
+  });
 }
 
 /**
  * Folded stacks for a flame graph: one entry per distinct stack, root first,
  * frames named "function file:line". Idle time is left out.
  */
-function foldCpuProfile(profile, root = process.cwd()) {
+function foldCpuProfile(profile) {
   const { byId, parent } = index(profile);
-  const name = (frame) => `${frame.functionName || '(anonymous)'} ${where(frame, root)}`;
+  const name = (frame) => `${frame.functionName || '(anonymous)'} ${where(frame)}`;
   const stacks = new Map();
   for (const id of profile.samples) {
     if (byId.get(id).callFrame.functionName === '(idle)') continue;
@@ -147,12 +149,19 @@ function foldCpuProfile(profile, root = process.cwd()) {
   return [...stacks].map(([key, count]) => [key.split('\n'), count]);
 }
 
-/** One sentence naming the hot spot in the learner's code. */
-function describeHotspot(h) {
-  if (!h) return 'No CPU time was found under your own code: the time is in libraries or Node itself (see the table).';
-  const calleeName = h.calleeOrigin === 'Node.js itself' || h.calleeOrigin === 'V8 and native code' ? h.callee : `${h.callee} (${h.calleeOrigin})`;
+/**
+ * The "Hot spot in your code" paragraph: one sentence naming the hot spot in
+ * the learner's code, and its line. `unit` names what was counted. A callee
+ * in Node.js or V8, or of no stated origin, is named bare.
+ */
+function describeHotspot(h, { unit = 'CPU samples' } = {}) {
+  const header = 'Hot spot in your code\n  ';
+  if (!h) return `${header}No CPU time was found under your own code: the time is in libraries or Node itself (see the table).`;
+  const bare = !h.calleeOrigin || h.calleeOrigin === 'Node.js itself' || h.calleeOrigin === 'V8 and native code';
+  const calleeName = bare ? h.callee : `${h.callee} (${h.calleeOrigin})`;
   return (
-    `${h.sharePct.toFixed(0)}% of CPU samples are under \`${calleeName}\`, ` +
+    header +
+    `${h.sharePct.toFixed(0)}% of ${unit} are under \`${calleeName}\`, ` +
     `${h.exact ? 'called from' : 'reached from the function at'} ${h.file}:${h.line}` +
     (h.caller && h.caller !== '(anonymous)' ? ` in ${h.caller}()` : '') +
     `:\n    ${h.text}`

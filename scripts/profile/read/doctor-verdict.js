@@ -4,17 +4,26 @@
 
 const fs = require('node:fs');
 
+let doctorModules = null;
+
 // Doctor's own modules and its own copies of its dependencies (not whatever
-// npm happened to hoist next to ours).
-const doctorDir = require('node:path').dirname(require.resolve('@clinic/doctor/package.json'));
-const fromDoctor = (id) => require(require.resolve(id, { paths: [doctorDir] }));
-const pumpify = fromDoctor('pumpify');
-const endpoint = fromDoctor('endpoint');
-const Analysis = fromDoctor('./analysis/index.js');
-const getLoggingPaths = fromDoctor('@clinic/clinic-common').getLoggingPaths('doctor');
-const SystemInfoDecoder = fromDoctor('./format/system-info-decoder.js');
-const TraceEventDecoder = fromDoctor('./format/trace-event-decoder.js');
-const ProcessStatDecoder = fromDoctor('./format/process-stat-decoder.js');
+// npm happened to hoist next to ours), loaded on first use: every workbook
+// command loads this file, and only `profile --tool doctor` needs them.
+function doctor() {
+  if (doctorModules) return doctorModules;
+  const doctorDir = require('node:path').dirname(require.resolve('@clinic/doctor/package.json'));
+  const fromDoctor = (id) => require(require.resolve(id, { paths: [doctorDir] }));
+  doctorModules = {
+    pumpify: fromDoctor('pumpify'),
+    endpoint: fromDoctor('endpoint'),
+    Analysis: fromDoctor('./analysis/index.js'),
+    getLoggingPaths: fromDoctor('@clinic/clinic-common').getLoggingPaths('doctor'),
+    SystemInfoDecoder: fromDoctor('./format/system-info-decoder.js'),
+    TraceEventDecoder: fromDoctor('./format/trace-event-decoder.js'),
+    ProcessStatDecoder: fromDoctor('./format/process-stat-decoder.js'),
+  };
+  return doctorModules;
+}
 
 const CATEGORIES = {
   'event-loop': 'an event-loop issue: something blocks the event loop (long synchronous work)',
@@ -34,6 +43,7 @@ const CHECKS = {
 };
 
 function doctorVerdict(dataDir) {
+  const { pumpify, endpoint, Analysis, getLoggingPaths, SystemInfoDecoder, TraceEventDecoder, ProcessStatDecoder } = doctor();
   const paths = getLoggingPaths({ path: dataDir });
   const systemInfo = pumpify.obj(fs.createReadStream(paths['/systeminfo']), new SystemInfoDecoder());
   const traceEvents = pumpify.obj(fs.createReadStream(paths['/traceevent']), new TraceEventDecoder(systemInfo));

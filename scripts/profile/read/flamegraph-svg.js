@@ -83,4 +83,4 @@ ${body}
 `;
 }
 
-module.exports = { flameGraphSvg, toTree };
+module.exports = { flameGraphSvg };

@@ -181,7 +181,7 @@ function summarize(g) {
     byClass.set(name, entry);
   }
   const totalSize = [...byClass.values()].reduce((sum, c) => sum + c.shallow, 0);
-  return { byClass, totalSize, nodes: g.count, idom, reachable };
+  return { byClass, totalSize };
 }
 
 /**
@@ -258,4 +258,4 @@ function idsOf(g) {
   return new Set(g.id);
 }
 
-module.exports = { parseSnapshot, summarize, compareSummaries, retainerPath, idsOf, classOf };
+module.exports = { parseSnapshot, summarize, compareSummaries, retainerPath, idsOf };

@@ -3,7 +3,7 @@
 // bottom-up (heavy) profile, the hot spot in the learner's own file.
 
 const path = require('node:path');
-const { findCallLine } = require('./source-line');
+const { hotspotAt } = require('./source-line');
 
 /** One bracketed section of the report, e.g. " [Summary]:". */
 function section(report, name) {
@@ -31,7 +31,7 @@ const ROW = /^\s*(\d+)\s+([\d.]+)%(\s+)(.*)$/;
  * to the first frame in the app file: the frame just above it is the callee
  * the app's line calls.
  */
-function profHotspot(report, appFile, root) {
+function profHotspot(report, appFile) {
   const total = Number((/\((\d+) ticks,/.exec(report) || [])[1]) || 0;
   const body = section(report, 'Bottom up (heavy) profile').split('\n');
   const rows = body.map((l) => ROW.exec(l)).filter(Boolean).map((m) => ({ ticks: Number(m[1]), indent: m[3].length, name: m[4] }));
@@ -60,17 +60,12 @@ function profHotspot(report, appFile, root) {
   if (!best || !total) return null;
   const [, calleeName] = frame(best.callee.name);
   const [, callerName, , callerLine] = frame(best.caller.name);
-  const call = findCallLine(appPath, Number(callerLine), { name: calleeName });
-  return {
+  // No calleeOrigin: the report names no package, so the callee is named bare.
+  return hotspotAt(appPath, Number(callerLine), { name: calleeName }, {
     sharePct: (100 * best.ticks) / total,
     callee: calleeName || best.callee.name,
-    calleeOrigin: 'Node.js itself',
     caller: callerName,
-    file: path.relative(root, appPath).split(path.sep).join('/'),
-    line: call.line,
-    text: call.text,
-    exact: call.exact,
-  };
+  });
 }
 
 module.exports = { section, topOfBottomUp, profHotspot };

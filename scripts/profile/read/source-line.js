@@ -5,6 +5,7 @@
 // reads F's own source.
 
 const fs = require('node:fs');
+const { relative } = require('../../lib/labs');
 
 function escape(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -52,4 +53,14 @@ function findCallLine(file, startLine, { name, package: pkg } = {}) {
   return { line: startLine, text: (lines[startLine - 1] || '').trim(), exact: false };
 }
 
-module.exports = { findCallLine };
+/**
+ * A hot spot as describeHotspot reads it: `fields` (sharePct, callee,
+ * calleeOrigin, caller), then where in `appFile` the call is, found with
+ * findCallLine from the calling function's `startLine` and `callee`.
+ */
+function hotspotAt(appFile, startLine, callee, fields) {
+  const { line, text, exact } = findCallLine(appFile, startLine, callee);
+  return { ...fields, file: relative(appFile), line, text, exact };
+}
+
+module.exports = { findCallLine, hotspotAt };

@@ -7,7 +7,7 @@
 // the same in all of them.
 
 const LINE =
-  /^\[(\d+):0x[0-9a-f]+\]\s+(\d+) ms: (Scavenge|(?:Minor |Incremental )?Mark-(?:Compact|Sweep|sweep))\b.*?([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB,(?:.*?pooled: [\d.]+ MB,)?\s*([\d.]+) \/ ([\d.]+) ms(?:.*?\)\s*(.*?);?\s*$)?/;
+  /^\[(\d+):0x[0-9a-f]+\]\s+(\d+) ms: (Scavenge|(?:Minor |Incremental )?Mark-(?:Compact|Sweep|sweep))\b.*?([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB,(?:.*?pooled: [\d.]+ MB,)?\s*([\d.]+) \/ ([\d.]+) ms/;
 
 function parseTraceGc(text) {
   const events = [];
@@ -22,8 +22,6 @@ function parseTraceGc(text) {
       beforeMb: Number(m[4]),
       afterMb: Number(m[6]),
       pauseMs: Number(m[8]),
-      reason: (m[10] || '').trim(),
-      line: raw.trim(),
     });
   }
   return events;

@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { track } = require('../../harness/children');
-const { applyStandardLoad } = require('../session');
+const { loadOnPort } = require('../session');
 const { relative } = require('../../lib/labs');
 const { withAppEnvironment } = require('../child-env');
 const { doctorVerdict, describeVerdict } = require('../read/doctor-verdict');
@@ -18,33 +18,26 @@ const { requirePatches } = require('../patches');
 async function runClinicTool(Tool, { lab, file, dir, duration, progress }) {
   const tool = new Tool({ detectPort: true, dest: dir });
   const stopFile = path.join(dir, '.stop');
-  let loadError = null;
-  let loading = Promise.resolve();
+  const load = loadOnPort({ lab, duration, progress, stopMessage: 'Stopping the app so Clinic.js can write its data' });
   const dataPath = await withAppEnvironment(
     file,
     () =>
       new Promise((resolve, reject) => {
         tool.on('port', (port, proc, done) => {
           if (proc) track(proc);
-          loading = applyStandardLoad({ lab, url: `http://127.0.0.1:${port}`, duration, progress })
-            .catch((err) => {
-              loadError = err;
-            })
-            .then(() => {
-              progress('Stopping the app so Clinic.js can write its data');
-              // The probe in the app closes its servers when this file
-              // appears, and the process ends by itself: Clinic.js flushes
-              // on that exit. (The heap profiler stops through its own IPC.)
-              fs.writeFileSync(stopFile, '');
-              done();
-            });
+          load.onPort(port, () => {
+            // The probe in the app closes its servers when this file
+            // appears, and the process ends by itself: Clinic.js flushes
+            // on that exit. (The heap profiler stops through its own IPC.)
+            fs.writeFileSync(stopFile, '');
+            done();
+          });
         });
         tool.collect([process.execPath, file], (err, collected) => (err ? reject(err) : resolve(collected)));
       }),
     { stopFile },
   );
-  await loading;
-  if (loadError) throw loadError;
+  await load.finished();
   progress('Analysing the data and writing the HTML report');
   const html = `${dataPath}.html`;
   await new Promise((resolve, reject) => tool.visualize(dataPath, html, (err) => (err ? reject(err) : resolve())));
@@ -59,8 +52,8 @@ function clinicTool({ name, module: moduleName, summary, howToOpen, after }) {
       requirePatches();
       context.progress(`Starting ${relative(context.file)} under Clinic.js ${name === 'doctor' ? 'Doctor' : name}`);
       const { dataPath, html } = await runClinicTool(require(moduleName), context);
-      const extra = after ? await after(dataPath, context) : {};
-      return { artifacts: [html], open: html, howToOpen, ...extra };
+      if (after) await after(dataPath, context);
+      return { open: html, howToOpen };
     },
   };
 }
@@ -75,7 +68,6 @@ const doctor = clinicTool({
     const verdict = describeVerdict(analysis);
     const mark = { performance: '✗ flagged', none: '✓ fine', data: '? no data' };
     print(`${verdict.headline}\n${verdict.checks.map((c) => `  ${(mark[c.outcome] || c.outcome).padEnd(10)} ${c.label}`).join('\n')}`);
-    return { verdict };
   },
 });
 

@@ -8,7 +8,7 @@ const path = require('node:path');
 const { profileRun } = require('../session');
 const { readCpuProfile, describeHotspot, foldCpuProfile } = require('../read/cpuprofile');
 const { flameGraphSvg } = require('../read/flamegraph-svg');
-const { ROOT, relative } = require('../../lib/labs');
+const { relative } = require('../../lib/labs');
 const { table } = require('../read/table');
 
 module.exports = {
@@ -20,11 +20,11 @@ module.exports = {
     if (written.length === 0) throw new Error('node --cpu-prof wrote no .cpuprofile (did the app exit cleanly?)');
     const profileFile = path.join(dir, written[0]);
     const profile = JSON.parse(fs.readFileSync(profileFile, 'utf8'));
-    const reading = readCpuProfile(profile, { appFile: file, root: ROOT });
+    const reading = readCpuProfile(profile, { appFile: file });
     const svg = path.join(dir, 'flamegraph.svg');
     const appName = relative(file);
-    fs.writeFileSync(svg, flameGraphSvg(foldCpuProfile(profile, ROOT), { title: `CPU profile: ${appName}`, highlight: (frame) => frame.includes(` ${appName}:`) }));
-    print(`Hot spot in your code\n  ${describeHotspot(reading.hotspot)}`);
+    fs.writeFileSync(svg, flameGraphSvg(foldCpuProfile(profile), { title: `CPU profile: ${appName}`, highlight: (frame) => frame.includes(` ${appName}:`) }));
+    print(describeHotspot(reading.hotspot));
     print(
       `Self time by function (top 10 of ${reading.busySamples} busy samples)\n` +
         table(reading.topSelf.map((f) => [`${f.selfPct.toFixed(1)}%`, f.functionName, f.location]), ['self', 'function', 'where']),
@@ -35,10 +35,8 @@ module.exports = {
     );
     fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(reading, null, 2));
     return {
-      artifacts: [profileFile, svg],
       open: profileFile,
       flamegraph: svg,
-      reading,
       howToOpen: `Chrome DevTools → Performance → "Load profile…" (or drag the file in); a static flame graph is beside it: ${path.basename(svg)}`,
     };
   },

@@ -4,8 +4,7 @@
 // `node --prof`, we apply the load once it listens, and 0x renders the ticks.
 
 const path = require('node:path');
-const zeroEks = require('0x');
-const { applyStandardLoad } = require('../session');
+const { loadOnPort } = require('../session');
 const { relative } = require('../../lib/labs');
 const { withAppEnvironment } = require('../child-env');
 
@@ -13,8 +12,9 @@ module.exports = {
   name: 'flame',
   summary: 'interactive flame graph (0x 6), an HTML file for your browser',
   async run({ lab, file, dir, duration, progress }) {
+    const zeroEks = require('0x'); // here, not on top: 0x loads a bundler that every other command can do without
     progress(`Starting ${relative(file)} under 0x`);
-    let loadError = null;
+    const load = loadOnPort({ lab, duration, progress, stopMessage: 'Stopping the app; 0x turns its ticks into a flame graph' });
     const html = await withAppEnvironment(file, () =>
       zeroEks({
         argv: [file],
@@ -24,22 +24,11 @@ module.exports = {
         title: `Lab ${lab.id}: ${relative(file)}`,
         pathToNodeBinary: process.execPath,
         silent: true,
-        onPort: (port, done) => {
-          applyStandardLoad({ lab, url: `http://127.0.0.1:${port}`, duration, progress })
-            .then(() => {
-              progress('Stopping the app; 0x turns its ticks into a flame graph');
-              done();
-            })
-            .catch((err) => {
-              loadError = err;
-              done();
-            });
-        },
+        onPort: (port, done) => load.onPort(port, done),
       }),
     );
-    if (loadError) throw loadError;
+    await load.finished();
     return {
-      artifacts: [html],
       open: html,
       howToOpen: 'open it in a browser; wide boxes at the top are where the CPU was (click to zoom, search with the box top right)',
     };

@@ -6,9 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { once } = require('node:events');
-const { startApp } = require('../../harness/app-process');
-const { applyStandardLoad } = require('../session');
-const { relative } = require('../../lib/labs');
+const { withApp, applyStandardLoad } = require('../session');
 const { parseTraceGc, summarizeTraceGc } = require('../read/trace-gc');
 const { table } = require('../read/table');
 
@@ -18,13 +16,12 @@ module.exports = {
   async run({ lab, file, dir, duration, progress, print }) {
     const logFile = path.join(dir, 'trace-gc.log');
     const log = fs.createWriteStream(logFile);
-    progress(`Starting ${relative(file)} with --trace-gc`);
-    const app = await startApp(file, { nodeArgs: ['--trace-gc'], output: log, timeoutMs: 20_000 });
     try {
-      await applyStandardLoad({ lab, url: app.url, duration, progress });
-      app.assertAlive('under load');
+      await withApp({ file, nodeArgs: ['--trace-gc'], output: log, progress }, async (app) => {
+        await applyStandardLoad({ lab, url: app.url, duration, progress });
+        app.assertAlive('under load');
+      });
     } finally {
-      await app.stop();
       log.end();
       await once(log, 'close');
     }
@@ -65,6 +62,6 @@ module.exports = {
       );
     }
     fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(summary, null, 2));
-    return { artifacts: [logFile], open: logFile, summary };
+    return { open: logFile };
   },
 };

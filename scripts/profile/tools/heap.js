@@ -5,8 +5,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { startApp } = require('../../harness/app-process');
-const { applyStandardLoad } = require('../session');
+const { withApp, applyStandardLoad } = require('../session');
 const { relative } = require('../../lib/labs');
 const { parseSnapshot, summarize, compareSummaries, retainerPath, idsOf } = require('../read/heapsnapshot');
 const { table } = require('../read/table');
@@ -28,10 +27,8 @@ module.exports = {
   name: 'heap',
   summary: 'two heap snapshots around the load, compared by constructor',
   async run({ lab, file, dir, duration, progress, print }) {
-    progress(`Starting ${relative(file)}`);
-    const app = await startApp(file, { timeoutMs: 20_000 });
     const snapshots = [path.join(dir, '1-after-warm-up.heapsnapshot'), path.join(dir, '2-after-load.heapsnapshot')];
-    try {
+    await withApp({ file, progress }, async (app) => {
       await applyStandardLoad({ lab, url: app.url, duration: WARMUP_SECONDS, progress, label: ' (warm-up)' });
       progress('Snapshot 1 (the app pauses while it is written)');
       await app.heapSnapshot(snapshots[0]);
@@ -39,9 +36,7 @@ module.exports = {
       app.assertAlive('under load');
       progress('Snapshot 2');
       await app.heapSnapshot(snapshots[1]);
-    } finally {
-      await app.stop();
-    }
+    });
 
     const before = readSnapshot(snapshots[0], progress);
     const after = readSnapshot(snapshots[1], progress);
@@ -75,10 +70,8 @@ module.exports = {
     }
     fs.writeFileSync(path.join(dir, 'comparison.json'), JSON.stringify({ ...comparison, holder }, null, 2));
     return {
-      artifacts: snapshots,
       open: snapshots[1],
       howToOpen: 'Chrome DevTools → Memory → Load both snapshots, select the second, then "Comparison"',
-      comparison,
     };
   },
 };

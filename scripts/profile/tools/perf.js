@@ -11,8 +11,7 @@ const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 const { once } = require('node:events');
 const { track } = require('../../harness/children');
-const { startApp } = require('../../harness/app-process');
-const { applyStandardLoad } = require('../session');
+const { withApp, applyStandardLoad } = require('../session');
 const { relative } = require('../../lib/labs');
 const { flameGraphSvg } = require('../read/flamegraph-svg');
 const { table } = require('../read/table');
@@ -66,32 +65,34 @@ module.exports = {
     const why = unavailable();
     if (why) {
       print(`${why} Use --tool cpu instead: V8's own profiler, on every system (native frames show as the JS call that entered them).`);
-      return { skipped: why };
+      return {};
     }
-    progress(`Starting ${relative(file)} with --perf-basic-prof-only-functions`);
-    const app = await startApp(file, { nodeArgs: ['--perf-basic-prof-only-functions'], timeoutMs: 20_000 });
     const data = path.join(dir, 'perf.data');
-    const mapFile = path.join(os.tmpdir(), `perf-${app.pid}.map`);
+    let mapFile = null; // the symbol map Node writes for perf (/tmp/perf-<pid>.map), removed after the run
+    let script;
     try {
-      progress(`perf record: sampling pid ${app.pid} at 199 Hz with call stacks`);
-      const recorder = track(spawn('perf', ['record', '-q', '-F', '199', '-e', 'cpu-clock', '-g', '-p', String(app.pid), '-o', data], { stdio: 'ignore' }));
-      await new Promise((r) => setTimeout(r, 300));
-      try {
-        await applyStandardLoad({ lab, url: app.url, duration, progress });
-        app.assertAlive('under load');
-      } finally {
-        recorder.kill('SIGINT');
-        if (recorder.exitCode === null) await once(recorder, 'exit');
-      }
-      progress('perf script: turning samples into stacks (needs the app\'s symbol map)');
-      const script = spawnSync('perf', ['script', '-i', data], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
-      if (script.status !== 0) throw new Error(`perf script failed: ${(script.stderr || '').trim().split('\n').pop()}`);
-      fs.writeFileSync(path.join(dir, 'perf.script'), script.stdout);
+      script = await withApp({ file, nodeArgs: ['--perf-basic-prof-only-functions'], progress }, async (app) => {
+        mapFile = path.join(os.tmpdir(), `perf-${app.pid}.map`);
+        progress(`perf record: sampling pid ${app.pid} at 199 Hz with call stacks`);
+        const recorder = track(spawn('perf', ['record', '-q', '-F', '199', '-e', 'cpu-clock', '-g', '-p', String(app.pid), '-o', data], { stdio: 'ignore' }));
+        await new Promise((r) => setTimeout(r, 300));
+        try {
+          await applyStandardLoad({ lab, url: app.url, duration, progress });
+          app.assertAlive('under load');
+        } finally {
+          recorder.kill('SIGINT');
+          if (recorder.exitCode === null) await once(recorder, 'exit');
+        }
+        progress('perf script: turning samples into stacks (needs the app\'s symbol map)');
+        const run = spawnSync('perf', ['script', '-i', data], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
+        if (run.status !== 0) throw new Error(`perf script failed: ${(run.stderr || '').trim().split('\n').pop()}`);
+        fs.writeFileSync(path.join(dir, 'perf.script'), run.stdout);
+        return run.stdout;
+      });
     } finally {
-      await app.stop();
-      fs.rmSync(mapFile, { force: true });
+      if (mapFile) fs.rmSync(mapFile, { force: true });
     }
-    const { folded, leaves } = foldPerfScript(fs.readFileSync(path.join(dir, 'perf.script'), 'utf8'));
+    const { folded, leaves } = foldPerfScript(script);
     const total = [...leaves.values()].reduce((a, b) => a + b, 0);
     const svg = path.join(dir, 'flamegraph.svg');
     const appPath = path.resolve(file);
@@ -102,6 +103,6 @@ module.exports = {
         table([...leaves].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([frame, n]) => [`${((100 * n) / total).toFixed(1)}%`, frame.slice(0, 110)]), ['self', 'frame']),
     );
     print(`${((100 * underApp) / Math.max(total, 1)).toFixed(0)}% of samples have a frame of ${relative(file)} on their stack (blue in the flame graph).`);
-    return { artifacts: [svg, data], open: svg, howToOpen: 'open the SVG in a browser; hover a box for its name and share' };
+    return { open: svg, howToOpen: 'open the SVG in a browser; hover a box for its name and share' };
   },
 };

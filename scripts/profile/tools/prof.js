@@ -7,7 +7,6 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { track } = require('../../harness/children');
 const { profileRun } = require('../session');
-const { ROOT } = require('../../lib/labs');
 const { section, topOfBottomUp, profHotspot } = require('../read/prof-report');
 const { describeHotspot } = require('../read/cpuprofile');
 
@@ -24,9 +23,8 @@ module.exports = {
     const report = fs.readFileSync(processed, 'utf8');
     print(section(report, 'Summary'));
     print(topOfBottomUp(report, 14));
-    const hotspot = profHotspot(report, file, ROOT);
-    print(`Hot spot in your code\n  ${describeHotspot(hotspot).replace('CPU samples', 'ticks')}`);
-    return { artifacts: [processed, path.join(dir, log)], open: processed, report, hotspot };
+    print(describeHotspot(profHotspot(report, file), { unit: 'ticks' }));
+    return { open: processed };
   },
 };
 

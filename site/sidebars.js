@@ -3,11 +3,10 @@
 // labs). A lab whose walkthrough is not written yet is left out rather than
 // breaking the build.
 
-const fs = require('node:fs');
-const { labs } = require('./plugins/workbook/repo');
+const { labs, hasWalkthrough } = require('./plugins/workbook/repo');
 
 module.exports = {
   labs: labs
-    .filter((lab) => fs.existsSync(lab.readme))
+    .filter(hasWalkthrough)
     .map((lab) => ({ type: 'doc', id: `${lab.slug}/README`, label: `${lab.id} · ${lab.title}` })),
 };

@@ -10,6 +10,7 @@ const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
 const { labs, ROOT } = require('../lib/labs');
 const { shippedContent } = require('../lib/shipped');
+const { isInstalled } = require('../lib/site');
 const { missingPatches, REAPPLY } = require('../profile/patches');
 const perf = require('../profile/tools/perf');
 const { track } = require('../harness/children');
@@ -138,8 +139,7 @@ function disk() {
 }
 
 function site() {
-  const installedSite = fs.existsSync(path.join(ROOT, 'site', 'node_modules', '.workbook-install.json'));
-  return installedSite ? ok('Workbook site', 'installed: npm start is quick and works offline.') : warn('Workbook site', 'not installed yet: the first npm start installs it (~40 s, needs the network). Run it once before the workshop.');
+  return isInstalled() ? ok('Workbook site', 'installed: npm start is quick and works offline.') : warn('Workbook site', 'not installed yet: the first npm start installs it (~40 s, needs the network). Run it once before the workshop.');
 }
 
 module.exports = {

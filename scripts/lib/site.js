@@ -15,8 +15,9 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { ROOT } = require('./labs');
-const { manifest } = require('./shipped');
+const { ROOT, labs } = require('./labs');
+const { labFiles } = require('./shipped');
+const { readWalkthrough } = require('./walkthrough');
 
 const SITE_DIR = path.join(ROOT, 'site');
 const BUILD_DIR = path.join(SITE_DIR, 'build');
@@ -78,21 +79,18 @@ function filesUnder(dir, skip = new Set()) {
  * editing a lab must not cost a rebuild at the next `npm start`.
  */
 function buildInputs() {
-  const editable = new Set();
-  for (const [slug, files] of Object.entries(manifest())) {
-    for (const file of Object.keys(files)) editable.add(`labs/${slug}/${file}`);
-  }
-  const labFiles = filesUnder(path.join(ROOT, 'labs')).filter(
+  const editable = new Set(labs.flatMap((lab) => labFiles(lab).map((file) => `labs/${lab.slug}/${file}`)));
+  const labInputs = filesUnder(path.join(ROOT, 'labs')).filter(
     (file) => !editable.has(file) && (/\/README\.md$/.test(file) || /\.(png|jpe?g|gif|svg|webp)$/i.test(file)),
   );
   return [
     ...filesUnder(SITE_DIR, new Set(['node_modules', 'build', '.docusaurus'])),
-    ...labFiles,
+    ...labInputs,
     ...filesUnder(path.join(ROOT, 'solutions')),
     ...filesUnder(path.join(ROOT, 'test', 'checks')),
     // The lab list and the shipped-starter manifest.
     ...filesUnder(path.join(ROOT, 'scripts', 'lib')),
-    ...quotedFiles([...labFiles, ...filesUnder(path.join(SITE_DIR, 'docs'))]),
+    ...quotedFiles([...labInputs, ...filesUnder(path.join(SITE_DIR, 'docs'))]),
     'package.json',
   ]
     .filter((file, i, all) => all.indexOf(file) === i)
@@ -105,14 +103,10 @@ function buildInputs() {
  * inputs wherever they live.
  */
 function quotedFiles(markdownFiles) {
-  const quoted = [];
-  for (const file of markdownFiles.filter((f) => /\.mdx?$/.test(f))) {
-    const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
-    for (const m of text.matchAll(/^\s*```[^\n]*\btitle=["']((?:labs|solutions|scripts|test)\/[^"']+)["']/gm)) {
-      if (fs.existsSync(path.join(ROOT, m[1]))) quoted.push(m[1]);
-    }
-  }
-  return quoted;
+  return markdownFiles
+    .filter((file) => /\.mdx?$/.test(file))
+    .flatMap((file) => readWalkthrough(path.join(ROOT, file)).codeBlocks.map((block) => block.title))
+    .filter((title) => title && /^(labs|solutions|scripts|test)\//.test(title) && fs.existsSync(path.join(ROOT, title)));
 }
 
 /** One hash of every build input: names and contents, plus the settings that change the output. */
@@ -230,12 +224,14 @@ function run(command, args, { cwd, progress, doing, still, failure, shell = fals
  * @param {(line:string) => void} [options.progress]
  * @returns {Promise<{installed:boolean}>} whether it had to install
  */
-async function ensureInstalled({ progress = () => {} } = {}) {
-  const wanted = lockfileHash();
+/** Are the site's packages installed, from its current lockfile? */
+function isInstalled() {
   const stamp = readJson(INSTALL_STAMP);
-  if (stamp && stamp.lockfile === wanted && fs.existsSync(path.join(SITE_DIR, 'node_modules', '@docusaurus', 'core'))) {
-    return { installed: false };
-  }
+  return Boolean(stamp && stamp.lockfile === lockfileHash() && fs.existsSync(path.join(SITE_DIR, 'node_modules', '@docusaurus', 'core')));
+}
+
+async function ensureInstalled({ progress = () => {} } = {}) {
+  if (isInstalled()) return { installed: false };
   const isWindows = process.platform === 'win32';
   await run(isWindows ? 'npm.cmd' : 'npm', ['ci', '--no-audit', '--no-fund'], {
     cwd: SITE_DIR,
@@ -246,23 +242,23 @@ async function ensureInstalled({ progress = () => {} } = {}) {
     still: "installing the site's packages",
     failure: "Installing the site's packages (npm ci in site/) failed",
   });
-  writeJson(INSTALL_STAMP, { lockfile: wanted, at: new Date().toISOString(), node: process.version });
+  writeJson(INSTALL_STAMP, { lockfile: lockfileHash(), at: new Date().toISOString(), node: process.version });
   return { installed: true };
 }
 
 /**
  * Builds the site into site/build when it is missing or any of its inputs
- * changed since it was built (or when `force`). Installs first if needed.
+ * changed since it was built. Installs first if needed.
  * @param {object} [options]
  * @param {(line:string) => void} [options.progress]
- * @param {boolean} [options.force]
  * @returns {Promise<{built:boolean, installed:boolean}>}
  */
-async function ensureBuilt({ progress = () => {}, force = false } = {}) {
+async function ensureBuilt({ progress = () => {} } = {}) {
   const { installed } = await ensureInstalled({ progress });
-  const wanted = sha256(buildHash(), lockfileHash());
+  // site/package-lock.json is among the inputs: a new install means a new build.
+  const wanted = buildHash();
   const stamp = readJson(BUILD_STAMP);
-  if (!force && stamp && stamp.inputs === wanted && fs.existsSync(path.join(BUILD_DIR, 'index.html'))) {
+  if (stamp && stamp.inputs === wanted && fs.existsSync(path.join(BUILD_DIR, 'index.html'))) {
     return { built: false, installed };
   }
   fs.rmSync(BUILD_STAMP, { force: true });
@@ -277,4 +273,4 @@ async function ensureBuilt({ progress = () => {}, force = false } = {}) {
   return { built: true, installed };
 }
 
-module.exports = { SITE_DIR, BUILD_DIR, ensureInstalled, ensureBuilt, buildInputs };
+module.exports = { BUILD_DIR, ensureBuilt, isInstalled };

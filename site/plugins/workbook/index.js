@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { structuredPatch } = require('diff');
-const { ROOT, labs, labFiles, readRepoFile, repoPath, isFile } = require('./repo');
+const { ROOT, labs, labFiles, readRepoFile, repoPath, isFile, hasWalkthrough } = require('./repo');
 
 const CAPTURES_DIR = path.join(__dirname, '..', '..', 'static', 'captures');
 const CONTEXT_LINES = 4;
@@ -113,7 +113,7 @@ function loadWorkbook() {
         minutes: lab.minutes,
         teaches: lab.teaches,
         permalink: `/labs/${lab.slug}`,
-        hasReadme: isFile(lab.readme),
+        hasReadme: hasWalkthrough(lab),
         starterFiles: starterFiles.map(({ full, ...file }) => ({ ...file, ...shown(full) })),
         check: { path: checkPath, ...shown(readRepoFile(checkPath)) },
         solution,
@@ -145,5 +145,3 @@ module.exports = function workbookPlugin() {
     },
   };
 };
-
-module.exports.loadWorkbook = loadWorkbook;

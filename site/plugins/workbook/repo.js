@@ -47,6 +47,11 @@ function readRepoFile(relPath) {
   return normalise(fs.readFileSync(absolute, 'utf8'));
 }
 
+/** Whether the lab's walkthrough (its README) is written yet: only then does it have a page. */
+function hasWalkthrough(lab) {
+  return isFile(lab.readme);
+}
+
 function isFile(file) {
   try {
     return fs.statSync(file).isFile();
@@ -60,4 +65,4 @@ function normalise(text) {
   return text.replace(/\r\n/g, '\n');
 }
 
-module.exports = { ROOT, labs, labFiles, SECTIONS, repoPath, labOf, readRepoFile, isFile };
+module.exports = { ROOT, labs, labFiles, SECTIONS, repoPath, readRepoFile, isFile, hasWalkthrough };

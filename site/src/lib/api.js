@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import { readEvents } from './sse';
 
 /** GET /api/labs, or null when the page is not served by the workbook server. */
-export async function fetchLabStates(signal) {
+async function fetchLabStates(signal) {
   try {
     const res = await fetch('/api/labs', { cache: 'no-store', headers: { accept: 'application/json' }, signal });
     if (!res.ok || !/json/.test(res.headers.get('content-type') || '')) return null;
@@ -19,23 +19,20 @@ export async function fetchLabStates(signal) {
 }
 
 /**
- * { status: 'looking' | 'here' | 'absent', labs, running, refresh() }
+ * { status: 'looking' | 'here' | 'absent', labs }
  * 'looking' also during server-side rendering: the static HTML says nothing
  * about the API, the browser finds out.
  */
 export function useWorkbookApi() {
-  const [state, setState] = useState({ status: 'looking', labs: [], running: null });
-  const [generation, setGeneration] = useState(0);
+  const [state, setState] = useState({ status: 'looking', labs: [] });
   useEffect(() => {
     const controller = new AbortController();
     fetchLabStates(controller.signal)
-      .then((body) =>
-        setState(body ? { status: 'here', labs: body.labs, running: body.running } : { status: 'absent', labs: [], running: null }),
-      )
+      .then((body) => setState(body ? { status: 'here', labs: body.labs } : { status: 'absent', labs: [] }))
       .catch(() => {});
     return () => controller.abort();
-  }, [generation]);
-  return { ...state, refresh: () => setGeneration((g) => g + 1) };
+  }, []);
+  return state;
 }
 
 /** POST /api/labs/<slug>/check: queues a check of the learner's app; resolves to the job id. */

@@ -97,4 +97,3 @@ function codeExcerpts() {
 }
 
 module.exports = codeExcerpts;
-module.exports.findExcerpt = findExcerpt;

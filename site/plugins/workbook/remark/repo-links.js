@@ -8,7 +8,7 @@
 // Links to files that do not exist are left alone: the build reports them.
 
 const path = require('node:path');
-const { ROOT, labs, repoPath, isFile } = require('../repo');
+const { ROOT, labs, repoPath, isFile, hasWalkthrough } = require('../repo');
 const { walk } = require('./walk');
 
 const labPage = (slug) => `/labs/${slug}`;
@@ -20,14 +20,14 @@ function siteTarget(relPath, hash) {
   if (relPath === 'README.md') return `/${hash}`;
   // A lab without a walkthrough yet has no page: its links become plain text.
   if (parts[0] === 'labs' && lab) {
-    if (!isFile(lab.readme)) return null;
+    if (!hasWalkthrough(lab)) return null;
     if (parts.length === 2 || parts[2] === 'README.md') return labPage(lab.slug) + hash;
     return `${labPage(lab.slug)}#starter`;
   }
-  if (parts[0] === 'solutions' && lab) return isFile(lab.readme) ? `${labPage(lab.slug)}#solution` : null;
+  if (parts[0] === 'solutions' && lab) return hasWalkthrough(lab) ? `${labPage(lab.slug)}#solution` : null;
   if (relPath.startsWith('test/checks/')) {
     const owner = labs.find((l) => relPath === `test/checks/${l.slug}.js`);
-    if (owner) return isFile(owner.readme) ? `${labPage(owner.slug)}#check` : null;
+    if (owner) return hasWalkthrough(owner) ? `${labPage(owner.slug)}#check` : null;
   }
   const doc = /^site\/docs\/([\w-]+)\.mdx?$/.exec(relPath);
   if (doc) return `/guide/${doc[1]}${hash}`;
@@ -62,4 +62,3 @@ function repoLinks() {
 }
 
 module.exports = repoLinks;
-module.exports.siteTarget = siteTarget;

@@ -7,7 +7,6 @@ import CodeBlock from '@theme/CodeBlock';
 import CheckResult from '../CheckResult';
 import { followCheck, startCheck, useWorkbookApi } from '../../lib/api';
 import { formatDuration, formatWhen } from '../../lib/format';
-import { useLab } from '../../lib/workbook';
 import styles from './styles.module.css';
 
 // Per lab: the last result in this browser (to chart the next one against),
@@ -65,8 +64,8 @@ function Command({ lab }) {
   );
 }
 
-export default function CheckMyFix({ slug }) {
-  const lab = useLab(slug);
+export default function CheckMyFix({ lab }) {
+  const { slug } = lab;
   const api = useWorkbookApi();
   const [run, setRun] = useState({ phase: 'idle', lines: [], result: null, error: null, previous: null });
   const controller = useRef(null);
@@ -96,7 +95,6 @@ export default function CheckMyFix({ slug }) {
               writeStored(localStorage, lastKey(slug), event.result);
               writeStored(sessionStorage, jobKey(slug), null);
               setRun((r) => ({ ...r, phase: 'done', result: event.result }));
-              api.refresh();
             } else if (event.type === 'error') {
               writeStored(sessionStorage, jobKey(slug), null);
               setRun((r) => ({ ...r, phase: 'failed', error: event.message }));
@@ -121,7 +119,7 @@ export default function CheckMyFix({ slug }) {
     if (api.status !== 'here' || run.phase !== 'idle') return;
     const running = readStored(sessionStorage, jobKey(slug));
     const last = readStored(localStorage, lastKey(slug));
-    if (running) follow(running, last ? { at: last.startedAt, result: last } : null, { resumed: true });
+    if (running) follow(running, last, { resumed: true });
     else if (last) setRun((r) => ({ ...r, phase: 'remembered', result: last }));
     // Once, when the server is found; not again as the run's own state changes.
   }, [api.status]);
@@ -133,18 +131,17 @@ export default function CheckMyFix({ slug }) {
     try {
       setRun({ phase: 'starting', lines: [], result: null, error: null, previous: null });
       const jobId = await startCheck(slug);
-      await follow(jobId, last ? { at: last.startedAt, result: last } : null);
+      await follow(jobId, last);
     } catch (err) {
       setRun((r) => ({ ...r, phase: 'failed', error: err.message }));
     }
   };
 
-  if (!lab) return null;
   if (api.status === 'absent') return <Command lab={lab} />;
 
   const busy = run.phase === 'starting' || run.phase === 'running';
   const typical = lab.captures?.results?.solution?.durationMs;
-  const previous = run.previous ? { name: `Previous check (${formatWhen(run.previous.at)})`, result: run.previous.result } : null;
+  const previous = run.previous ? { name: `Previous check (${formatWhen(run.previous.startedAt)})`, result: run.previous } : null;
   return (
     <div className={styles.panel}>
       <div className={styles.actions}>

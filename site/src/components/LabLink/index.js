@@ -2,10 +2,10 @@
 // scripts/lib/labs.js; plain text while the lab has no walkthrough yet.
 import React from 'react';
 import Link from '@docusaurus/Link';
-import { useWorkbook } from '../../lib/workbook';
+import { useLab } from '../../lib/workbook';
 
 export default function LabLink({ lab: id, children }) {
-  const lab = useWorkbook().labs.find((l) => l.id === id || l.slug === id);
+  const lab = useLab(id);
   if (!lab) throw new Error(`<LabLink lab="${id}">: there is no such lab in scripts/lib/labs.js.`);
   const text = children || `Lab ${lab.id} · ${lab.title}`;
   return lab.hasReadme ? <Link to={lab.permalink}>{text}</Link> : <span>{text}</span>;

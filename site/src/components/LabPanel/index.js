@@ -25,7 +25,7 @@ export default function LabPanel({ lab }) {
         <Heading as="h2" id="check-my-fix">
           Check my fix
         </Heading>
-        <CheckMyFix slug={lab.slug} />
+        <CheckMyFix lab={lab} />
       </section>
       {lab.captures && (
         <section>

@@ -4,10 +4,10 @@
 //   <CheckSetting lab="02" name="rounds" />  →  8   (its LOAD export)
 // A name that no longer exists fails the build instead of printing a stale number.
 import React from 'react';
-import { useWorkbook } from '../../lib/workbook';
+import { useLab } from '../../lib/workbook';
 
 function useCheckExport(labId, exported, name) {
-  const lab = useWorkbook().labs.find((l) => l.id === labId || l.slug === labId);
+  const lab = useLab(labId);
   if (!lab) throw new Error(`lab "${labId}" is not in scripts/lib/labs.js.`);
   const values = exported === 'GATES' ? lab.gates : lab.load;
   if (!(name in values)) {
@@ -29,12 +29,6 @@ export default function Threshold({ lab, gate, unit = '' }) {
   return <Value value={useCheckExport(lab, 'GATES', gate)} unit={unit} />;
 }
 
-export function CheckSetting({ lab, name, unit = '' }) {
-  const value = useCheckExport(lab, 'LOAD', name);
-  return (
-    <>
-      {value.toLocaleString('en-GB')}
-      {unit}
-    </>
-  );
+export function CheckSetting({ lab, name }) {
+  return useCheckExport(lab, 'LOAD', name).toLocaleString('en-GB');
 }

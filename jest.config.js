@@ -4,8 +4,10 @@
 // other's measurements. The extended suite (fixtures for every lab) has its
 // own config, jest.extended.config.js.
 module.exports = {
-  testMatch: ['<rootDir>/test/**/*.test.js'],
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/extended/'],
+  // The workbook's own tests, and each lab's verdict suite beside its check
+  // (labs/<slug>/check/verdicts.test.js), so `npm test -- 03` runs lab 03's.
+  testMatch: ['<rootDir>/test/**/*.test.js', '<rootDir>/labs/*/check/*.test.js'],
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/extended/', '<rootDir>/.workbook/'],
   testEnvironment: 'node',
   testTimeout: 120_000,
   // Each test is reported live as it ends; the summary reporter then lists

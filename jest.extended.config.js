@@ -6,6 +6,7 @@ const base = require('./jest.config');
 
 module.exports = {
   ...base,
-  testMatch: ['<rootDir>/test/extended/**/*.test.js'],
-  testPathIgnorePatterns: ['/node_modules/'],
+  // Fixtures are spoilers (other real fixes), so they live with the solution.
+  testMatch: ['<rootDir>/test/extended/**/*.test.js', '<rootDir>/solutions/*/fixtures.test.js'],
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/.workbook/'],
 };

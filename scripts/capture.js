@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs, stripVTControlCharacters: stripAnsi } = require('node:util');
 const autocannon = require('autocannon');
-const { labs, findLab, ROOT, relative } = require('./lib/labs');
+const { labs, findLab, ROOT, relative, checkOf } = require('./lib/labs');
 const { runCheck, environment } = require('./checks/run-check');
 const { materializeShipped } = require('./lib/shipped');
 const { startApp } = require('./harness/app-process');
@@ -54,7 +54,7 @@ function machine() {
 async function captureLoad(lab, file, progress) {
   const app = await startApp(file);
   try {
-    const load = await applyStandardLoad({ lab, url: app.url, duration: require(lab.checkModule).standardLoad.duration, progress });
+    const load = await applyStandardLoad({ lab, url: app.url, duration: checkOf(lab).standardLoad.duration, progress });
     return stripAnsi(autocannon.printResult(load.raw, { renderProgressBar: false }));
   } finally {
     await app.stop();

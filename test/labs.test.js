@@ -6,7 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { labs, ROOT, findLab } = require('../scripts/lib/labs');
+const { labs, ROOT, findLab, checkOf } = require('../scripts/lib/labs');
 const { track } = require('../scripts/harness/children');
 const { get } = require('../scripts/harness/http-client');
 const { waitForExit } = require('./helpers/processes');
@@ -42,7 +42,7 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s', (slug, lab) => {
     for (const file of [lab.app, lab.readme, lab.solutionApp, lab.checkModule, lab.testFile]) {
       expect(fs.existsSync(file) ? path.relative(ROOT, file) : `missing: ${path.relative(ROOT, file)}`).toBe(path.relative(ROOT, file));
     }
-    const check = require(lab.checkModule);
+    const check = checkOf(lab);
     expect(typeof check.run).toBe('function');
     expect(check.standardLoad).toEqual(expect.objectContaining({ path: expect.any(String), connections: expect.any(Number), duration: expect.any(Number) }));
   });
@@ -65,7 +65,7 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s', (slug, lab) => {
           });
           child.on('exit', (code) => reject(new Error(`exited with ${code}`)));
         });
-        const { standardLoad } = require(lab.checkModule);
+        const { standardLoad } = checkOf(lab);
         const first = (standardLoad.examples || ['/'])[0];
         const res = await get(url + first);
         expect(res.status).toBeLessThan(500);

@@ -3,7 +3,7 @@
 // figure against its threshold, what it means, the verdict, and what next.
 
 const { bold, dim, green, red, yellow } = require('../lib/style');
-const { labs } = require('../lib/labs');
+const { labs, checkOf } = require('../lib/labs');
 const { formatNumber, needsText, marginText, VERDICT_WORDS } = require('../lib/wording');
 
 const MARK = { pass: '✓', fail: '✗' };
@@ -39,7 +39,7 @@ function nextStep(result, { watching = false } = {}) {
     case 'fail': {
       if (result.crash) return watching ? 'Fix the error above and save: the check runs again.' : `Fix the error above, then run the check again: npx workbook check ${lab.id}`;
       if (result.responses.some((r) => !r.pass)) return `Make the responses above right again (the fix must keep the app's behaviour), then ${again}.`;
-      const advice = require(lab.checkModule).advice;
+      const advice = checkOf(lab).advice;
       return `${advice || `Profile the app (see "Profile" in ${readme})`}, change ${result.app}, and ${again}.`;
     }
     case 'noisy':

@@ -1,14 +1,15 @@
 'use strict';
 // Runs one lab's check against an app file and returns the result object
 // that every front end shows: the CLI, `--json`, Jest, the site's panel and
-// the bench. The lab-specific part lives in test/checks/<slug>.js.
+// the bench. The lab-specific part lives in labs/<slug>/check/index.js
+// (see define-check.js for its contract).
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { startApp, AppError } = require('../harness/app-process');
 const { verdictOf } = require('./gates');
-const { relative } = require('../lib/labs');
+const { relative, checkOf } = require('../lib/labs');
 
 /**
  * @param {object} lab an entry of scripts/lib/labs.js
@@ -18,7 +19,7 @@ const { relative } = require('../lib/labs');
  * @param {number} [options.retries=1] extra attempts when the machine is too noisy
  */
 async function runCheck(lab, { app = lab.app, onProgress = () => {}, retries = 1 } = {}) {
-  const definition = require(lab.checkModule);
+  const definition = checkOf(lab);
   const started = Date.now();
   const progress = (text) => onProgress({ text, elapsedMs: Date.now() - started });
 
@@ -34,7 +35,7 @@ async function runCheck(lab, { app = lab.app, onProgress = () => {}, retries = 1
 }
 
 async function attemptOnce(definition, lab, appFile, progress) {
-  const ctx = new CheckContext(lab, appFile, progress);
+  const ctx = new CheckContext(lab, definition, appFile, progress);
   const measured = { gates: [], responses: [], info: [], noise: [], series: {} };
   let crash = null;
   let error = null;
@@ -73,8 +74,10 @@ async function attemptOnce(definition, lab, appFile, progress) {
 }
 
 class CheckContext {
-  constructor(lab, appFile, progress) {
+  constructor(lab, check, appFile, progress) {
     this.lab = lab;
+    /** The lab's check definition: its gates' thresholds, its settings. */
+    this.check = check;
     this.candidate = appFile;
     this.reference = lab.solutionApp;
     this.progress = progress;

@@ -1,7 +1,7 @@
 'use strict';
 const autocannon = require('autocannon');
 const { startApp } = require('../harness/app-process');
-const { relative } = require('../lib/labs');
+const { relative, checkOf } = require('../lib/labs');
 const { dim } = require('../lib/style');
 const { requireLab, appFileFor } = require('./lab-arg');
 const { UsageError } = require('./errors');
@@ -25,7 +25,7 @@ module.exports = {
   },
   async run({ values, positionals }) {
     const lab = requireLab(positionals[0], this.usage);
-    const standard = require(lab.checkModule).standardLoad;
+    const standard = checkOf(lab).standardLoad;
     const duration = positiveNumber(values.duration ?? standard.duration, '--duration', this.usage);
     const connections = positiveNumber(values.connections ?? standard.connections, '--connections', this.usage);
     let app = null;

@@ -25,7 +25,9 @@ module.exports = {
   async run({ values, positionals }) {
     const lab = requireLab(positionals[0], this.usage);
     if (!values.tool) throw new UsageError('Say which profiler with --tool.', this.usage);
-    const tool = tools[values.tool];
+    const alias = tools.ALIASES[values.tool];
+    if (alias) console.error(`--tool ${values.tool} is now --tool ${alias} (Clinic.js Doctor; \`npx workbook doctor\` is the workbook's preflight). Running ${alias}.`);
+    const tool = tools[alias || values.tool];
     if (!tool) throw new UsageError(`There is no tool "${values.tool}". The tools are: ${Object.keys(tools).join(', ')}.`, this.usage);
     const file = appFileFor(lab, values, this.usage);
     const duration = Number(values.duration ?? 10);

@@ -1,6 +1,6 @@
 'use strict';
 const { startApp, AppError } = require('../harness/app-process');
-const { relative } = require('../lib/labs');
+const { relative, checkOf } = require('../lib/labs');
 const { bold, dim } = require('../lib/style');
 const { requireLab, appFileFor, portArg } = require('./lab-arg');
 const { UsageError } = require('./errors');
@@ -29,7 +29,7 @@ module.exports = {
     }
     app.child.stdout.pipe(process.stdout);
     app.child.stderr.pipe(process.stderr);
-    const { examples = [] } = require(lab.checkModule).standardLoad || {};
+    const { examples = [] } = checkOf(lab).standardLoad || {};
     console.log(`${bold(relative(file))} is listening on ${bold(app.url)} (pid ${app.pid})`);
     if (examples.length) {
       console.log('Try:');

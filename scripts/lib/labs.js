@@ -1,68 +1,57 @@
 'use strict';
 // The one list of labs. Every command, check, test and page finds a lab and
-// its files through here.
+// its files through here. A lab is one unit:
+//   labs/labs.json              its entry: slug, title, minutes, what it teaches
+//   labs/<slug>/                the starter the learner edits, and its README
+//   labs/<slug>/check/          its check (index.js), measured margins, verdict test
+//   solutions/<slug>/           the reference fix, and fixtures (other fixes, cheats)
+// Shared code reads these and never names a lab.
 
+const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
+const LABS_DIR = path.join(ROOT, 'labs');
+const METADATA = path.join(LABS_DIR, 'labs.json');
 
-const LABS = [
-  {
-    number: 1,
-    slug: '01-sync-pbkdf2',
-    title: 'Synchronous pbkdf2 blocks the event loop',
-    minutes: 40,
-    teaches: 'event-loop blocking, node --prof and --prof-process, the libuv thread pool',
-  },
-  {
-    number: 2,
-    slug: '02-express-vs-fastify',
-    title: 'Framework overhead: Express vs Fastify',
-    minutes: 45,
-    teaches: 'throughput baselines, CPU profiles and flame graphs of a framework, JSON schemas',
-  },
-  {
-    number: 3,
-    slug: '03-leaking-set',
-    title: 'A Set that never forgets: a memory leak',
-    minutes: 45,
-    teaches: '--trace-gc, heap snapshots and their comparison, --max-old-space-size, heap profiling',
-  },
-  {
-    number: 4,
-    slug: '04-handlebars-compile',
-    title: 'A template compiled on every request',
-    minutes: 40,
-    teaches: 'Clinic.js Doctor, flame graphs of a library, event-loop lag, caching compiled work',
-  },
-];
-
-function describe(lab) {
-  const dir = path.join(ROOT, 'labs', lab.slug);
-  const solutionDir = path.join(ROOT, 'solutions', lab.slug);
+/** Where each file of a lab lives, from its metadata entry. */
+function describe(entry, root = ROOT) {
+  const dir = path.join(root, 'labs', entry.slug);
+  const solutionDir = path.join(root, 'solutions', entry.slug);
+  const checkDir = path.join(dir, 'check');
   return {
-    ...lab,
-    id: lab.slug.slice(0, 2),
+    ...entry,
+    number: Number(entry.slug.slice(0, 2)),
+    id: entry.slug.slice(0, 2),
     dir,
     app: path.join(dir, 'app.js'),
     readme: path.join(dir, 'README.md'),
     solutionDir,
     solutionApp: path.join(solutionDir, 'app.js'),
-    checkModule: path.join(ROOT, 'test', 'checks', `${lab.slug}.js`),
-    testFile: path.join(ROOT, 'test', `${lab.slug}.test.js`),
+    checkDir,
+    checkModule: path.join(checkDir, 'index.js'),
+    marginsFile: path.join(checkDir, 'margins.json'),
+    testFile: path.join(checkDir, 'verdicts.test.js'),
+    fixturesTest: path.join(solutionDir, 'fixtures.test.js'),
   };
 }
 
-const all = LABS.map(describe);
+/** The labs of the workbook at `root`, in order. */
+function readLabs(root = ROOT) {
+  const entries = JSON.parse(fs.readFileSync(path.join(root, 'labs', 'labs.json'), 'utf8'));
+  return entries.map((entry) => describe(entry, root));
+}
+
+const all = readLabs();
 
 /**
  * Finds a lab by `1`, `01`, `01-sync-pbkdf2` or `sync-pbkdf2`.
  * @returns the lab, or undefined
  */
-function findLab(id) {
+function findLab(id, list = all) {
   const key = String(id ?? '').trim().toLowerCase();
-  if (/^\d+$/.test(key)) return all.find((lab) => lab.number === Number(key));
-  return all.find((lab) => lab.slug === key || lab.slug.slice(3) === key);
+  if (/^\d+$/.test(key)) return list.find((lab) => lab.number === Number(key));
+  return list.find((lab) => lab.slug === key || lab.slug.slice(3) === key);
 }
 
 /** A one-line hint listing the valid lab ids, for usage errors. */
@@ -73,7 +62,22 @@ function labIdsHint() {
 /** Path relative to the repository root, with forward slashes, for display. */
 function relative(file) {
   const rel = path.relative(ROOT, file);
-  return rel.startsWith('..') ? file : rel.split(path.sep).join('/');
+  return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel.split(path.sep).join('/');
 }
 
-module.exports = { ROOT, labs: all, findLab, labIdsHint, relative };
+/** The lab's check definition (labs/<slug>/check/index.js). */
+function checkOf(lab) {
+  return require(lab.checkModule);
+}
+
+/** The margins measured for the lab's gates by `npm run bench -- --write`, or null. */
+function marginsOf(lab) {
+  try {
+    return JSON.parse(fs.readFileSync(lab.marginsFile, 'utf8'));
+  } catch (err) {
+    if (err.code === 'ENOENT') return null;
+    throw new Error(`${relative(lab.marginsFile)} is not valid JSON: ${err.message}`);
+  }
+}
+
+module.exports = { ROOT, LABS_DIR, METADATA, labs: all, readLabs, describe, findLab, labIdsHint, relative, checkOf, marginsOf };

@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { startApp } = require('../harness/app-process');
 const { runLoad } = require('../harness/load');
-const { ROOT, relative } = require('../lib/labs');
+const { ROOT, relative, checkOf } = require('../lib/labs');
 
 function outputDir(lab, tool) {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').replace('Z', '');
@@ -18,7 +18,7 @@ function outputDir(lab, tool) {
 
 /** The lab's standard load (its setup requests first) on an app at `url`. */
 async function applyStandardLoad({ lab, url, duration, progress, label = '' }) {
-  const standard = require(lab.checkModule).standardLoad;
+  const standard = checkOf(lab).standardLoad;
   if (standard.setup) await standard.setup(url);
   progress(`Load${label}: ${standard.describe}, ${duration} s`);
   const load = await runLoad({

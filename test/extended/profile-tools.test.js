@@ -15,7 +15,7 @@ const CASES = [
   ['prof', '01', /\.txt$/, /Hot spot in your code\n.*`pbkdf2Sync`, called from labs\/01-sync-pbkdf2\/app\.js:21/],
   ['cpu', '01', /\.cpuprofile$/, /`pbkdf2Sync`, called from labs\/01-sync-pbkdf2\/app\.js:21/],
   ['flame', '01', /flamegraph\.html$/, null],
-  ['doctor', '01', /\.clinic-doctor\.html$/, /Doctor's verdict: "event-loop"/],
+  ['clinic-doctor', '01', /\.clinic-doctor\.html$/, /Doctor's verdict: "event-loop"/],
   ['clinic-flame', '01', /\.clinic-flame\.html$/, null],
   ['heapprofiler', '01', /\.clinic-heapprofiler\.html$/, null],
   ['bubbleprof', '01', /\.clinic-bubbleprof\.html$/, null],

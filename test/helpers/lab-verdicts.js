@@ -16,7 +16,7 @@ function progressFor(label) {
     process.stderr.write(`    [${label}] ${(elapsedMs / 1000).toFixed(1).padStart(5)} s  ${text}\n`);
 }
 
-async function check(lab, app, label) {
+async function checkWithProgress(lab, app, label) {
   const result = await runCheck(lab, { app, onProgress: progressFor(`lab ${lab.id} · ${label}`) });
   const figures = result.gates.map((g) => `${g.id}=${g.value.toFixed(2)}${g.unit} (${g.pass ? 'pass' : 'fail'} ×${g.margin.toFixed(1)})`);
   process.stderr.write(`    [lab ${lab.id} · ${label}] ${result.verdict}: ${figures.join(', ')}\n`);
@@ -35,10 +35,8 @@ function explain(result) {
  * @param {string[]} expectations.starterFails ids of the gates the starter must fail
  */
 function describeLabVerdicts(lab, { starterFails }) {
-  afterAll(() => killAll());
-
   test('the reference solution passes', async () => {
-    const result = await check(lab, lab.solutionApp, 'solution');
+    const result = await checkWithProgress(lab, lab.solutionApp, 'solution');
     if (result.verdict !== 'pass') throw new Error(explain(result));
     expect(result.responses.every((r) => r.pass)).toBe(true);
   });
@@ -54,7 +52,7 @@ function describeLabVerdicts(lab, { starterFails }) {
     test.skip('the shipped starter fails (skipped: shipped starter unavailable)', () => {});
   } else {
     test('the shipped starter fails on its measured gates, with correct responses', async () => {
-      const result = await check(lab, shipped.app, 'shipped starter');
+      const result = await checkWithProgress(lab, shipped.app, 'shipped starter');
       if (result.verdict !== 'fail') throw new Error(explain(result));
       expect(result.crash).toBeNull();
       const wrong = result.responses.filter((r) => !r.pass);
@@ -79,18 +77,18 @@ function describeFixtures(lab, { otherFixes = [], cheats = [] }) {
 
   for (const [description, app] of otherFixes) {
     test(`accepts ${description}`, async () => {
-      const result = await check(lab, app, description);
+      const result = await checkWithProgress(lab, app, description);
       if (result.verdict !== 'pass') throw new Error(explain(result));
     });
   }
 
   for (const [description, app, assertion] of cheats) {
     test(`rejects ${description}`, async () => {
-      const result = await check(lab, app, description);
+      const result = await checkWithProgress(lab, app, description);
       if (result.verdict !== 'fail') throw new Error(explain(result));
       assertion(result);
     });
   }
 }
 
-module.exports = { describeLabVerdicts, describeFixtures, progressFor };
+module.exports = { describeLabVerdicts, describeFixtures, progressFor, checkWithProgress, explain };

@@ -50,7 +50,7 @@ function clinicTool({ name, module: moduleName, summary, howToOpen, after }) {
     summary,
     async run(context) {
       requirePatches();
-      context.progress(`Starting ${relative(context.file)} under Clinic.js ${name === 'doctor' ? 'Doctor' : name}`);
+      context.progress(`Starting ${relative(context.file)} under Clinic.js ${name === 'clinic-doctor' ? 'Doctor' : name}`);
       const { dataPath, html } = await runClinicTool(require(moduleName), context);
       if (after) await after(dataPath, context);
       return { open: html, howToOpen };
@@ -59,7 +59,7 @@ function clinicTool({ name, module: moduleName, summary, howToOpen, after }) {
 }
 
 const doctor = clinicTool({
-  name: 'doctor',
+  name: 'clinic-doctor',
   module: '@clinic/doctor',
   summary: 'Clinic.js Doctor: what kind of problem is this? (HTML report + verdict)',
   howToOpen: 'open it in a browser: the verdict is on top, the four graphs below show CPU, memory, event-loop delay and handles',
@@ -72,7 +72,7 @@ const doctor = clinicTool({
 });
 
 module.exports = {
-  doctor,
+  'clinic-doctor': doctor,
   'clinic-flame': clinicTool({
     name: 'clinic-flame',
     module: '@clinic/flame',

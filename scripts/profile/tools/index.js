@@ -9,9 +9,13 @@ module.exports = {
   flame: require('./flame'),
   heap: require('./heap'),
   gc: require('./gc'),
-  doctor: clinic.doctor,
+  'clinic-doctor': clinic['clinic-doctor'],
   'clinic-flame': clinic['clinic-flame'],
   heapprofiler: clinic.heapprofiler,
   bubbleprof: clinic.bubbleprof,
   perf: require('./perf'),
 };
+
+// Old names that still work, and what they are now called. (`npx workbook
+// doctor` is the preflight; Clinic.js Doctor is `--tool clinic-doctor`.)
+Object.defineProperty(module.exports, 'ALIASES', { value: { doctor: 'clinic-doctor' }, enumerable: false });

@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { structuredPatch } = require('diff');
-const { ROOT, labs, labFiles, readRepoFile, repoPath, isFile, hasWalkthrough } = require('./repo');
+const { ROOT, labs, labFiles, readRepoFile, repoPath, isFile, hasWalkthrough, checkOf } = require('./repo');
 
 const CAPTURES_DIR = path.join(__dirname, '..', '..', 'static', 'captures');
 const CONTEXT_LINES = 4;
@@ -36,7 +36,7 @@ function languageOf(file) {
 function checkModuleFacts(lab) {
   let mod;
   try {
-    mod = require(lab.checkModule);
+    mod = checkOf(lab);
   } catch (err) {
     throw new Error(
       `The site reads each lab's thresholds from ${repoPath(lab.checkModule)}, which could not be loaded ` +

@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-const { labs } = require(path.join(ROOT, 'scripts', 'lib', 'labs.js'));
+const { labs, checkOf } = require(path.join(ROOT, 'scripts', 'lib', 'labs.js'));
 const { shippedContent, labFiles } = require(path.join(ROOT, 'scripts', 'lib', 'shipped.js'));
 // The standard sections of a walkthrough, as the docs tests know them.
 const { SECTIONS } = require(path.join(ROOT, 'scripts', 'lib', 'walkthrough.js'));
@@ -65,4 +65,4 @@ function normalise(text) {
   return text.replace(/\r\n/g, '\n');
 }
 
-module.exports = { ROOT, labs, labFiles, SECTIONS, repoPath, readRepoFile, isFile, hasWalkthrough };
+module.exports = { ROOT, labs, labFiles, SECTIONS, repoPath, readRepoFile, isFile, hasWalkthrough, checkOf };

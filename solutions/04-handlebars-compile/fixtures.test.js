@@ -4,8 +4,8 @@
 // measured margins, is test/04-handlebars-compile.test.js.
 
 const { findLab } = require('../../scripts/lib/labs');
-const { describeFixtures } = require('../helpers/lab-verdicts');
-const { derivedApp } = require('../helpers/derived-app');
+const { describeFixtures } = require('../../test/helpers/lab-verdicts');
+const { derivedApp } = require('../../test/helpers/derived-app');
 
 const lab = findLab('04');
 

@@ -5,27 +5,18 @@
 // iterations, 512 bytes, sha512) takes on this machine, measured just before
 // and just after the load. A blocked event loop makes /health wait behind
 // several hashes (many × t); a free one answers in a small fraction of t,
-// whatever the machine. The measured margins are in test/01-sync-pbkdf2.test.js.
+// whatever the machine. The measured margins are in check/margins.json.
 
 const { randomBytes } = require('node:crypto');
 const { availableParallelism } = require('node:os');
-const { pbkdf2SyncCost } = require('../../scripts/harness/calibrate');
-const { runLoad } = require('../../scripts/harness/load');
-const { get } = require('../../scripts/harness/http-client');
-const { median } = require('../../scripts/harness/stats');
-const { gate, responseCase } = require('../../scripts/checks/gates');
+const { pbkdf2SyncCost } = require('../../../scripts/harness/calibrate');
+const { runLoad } = require('../../../scripts/harness/load');
+const { get } = require('../../../scripts/harness/http-client');
+const { median } = require('../../../scripts/harness/stats');
+const { responseCase } = require('../../../scripts/checks/gates');
+const { defineCheck } = require('../../../scripts/checks/define-check');
 
-const GATES = {
-  // /health median latency while /auth is loaded, in units of t.
-  healthP50: 0.5,
-  // Event-loop delay p99 inside the app during the load, in units of t.
-  loopDelayP99: 1,
-  // One /auth must still cost real hashing work: at least this × t.
-  // Stops a "fix" that drops the iterations or skips the hash.
-  authWork: 0.3,
-};
-
-const LOAD = { connections: 10, duration: 3, probeEveryMs: 50 };
+const SETTINGS = { connections: 10, duration: 3, probeEveryMs: 50 };
 
 /** The standard load for `workbook load` and the profilers: sign in, over and over. */
 const standardLoad = {
@@ -33,13 +24,13 @@ const standardLoad = {
     await get(`${url}/newUser?username=matt&password=password`);
   },
   path: '/auth?username=matt&password=password',
-  connections: LOAD.connections,
+  connections: SETTINGS.connections,
   duration: 10,
   describe: '/auth for user "matt", 10 connections',
   examples: ['/newUser?username=matt&password=password', '/auth?username=matt&password=password', '/health'],
 };
 
-async function run(ctx) {
+async function measure(ctx) {
   const { progress } = ctx;
   progress('Calibrating: timing one pbkdf2Sync on this machine (t)');
   const before = pbkdf2SyncCost({ runs: 5 });
@@ -59,8 +50,8 @@ async function run(ctx) {
   }
 
   progress(
-    `Load: /auth from ${LOAD.connections} connections for ${LOAD.duration} s, ` +
-      `timing /health every ${LOAD.probeEveryMs} ms alongside`,
+    `Load: /auth from ${SETTINGS.connections} connections for ${SETTINGS.duration} s, ` +
+      `timing /health every ${SETTINGS.probeEveryMs} ms alongside`,
   );
   await app.resetEventLoopDelay();
   // Every other sign-in uses a password never seen before, so a cache of
@@ -69,11 +60,11 @@ async function run(ctx) {
     url: app.url,
     path: (i) =>
       `/auth?username=alice&password=${i % 2 ? 'correct-horse' : freshPassword()}`,
-    connections: LOAD.connections,
-    duration: LOAD.duration,
-    probe: { path: '/health', intervalMs: LOAD.probeEveryMs },
+    connections: SETTINGS.connections,
+    duration: SETTINGS.duration,
+    probe: { path: '/health', intervalMs: SETTINGS.probeEveryMs },
     onTick: ({ elapsedMs, requests }) =>
-      progress(`  … ${Math.round(elapsedMs / 1000)}/${LOAD.duration} s, ${requests} sign-ins answered`),
+      progress(`  … ${Math.round(elapsedMs / 1000)}/${SETTINGS.duration} s, ${requests} sign-ins answered`),
   });
   ctx.assertAlive(app, 'under load');
   const loop = await app.eventLoopDelay();
@@ -89,44 +80,12 @@ async function run(ctx) {
     actual: `${JSON.stringify(load.statusCodes)}, ${load.errors} errors, ${load.timeouts} timeouts`,
   });
 
-  const tLabel = (k) => `${k} × t (t = ${t.toFixed(1)} ms)`;
-  const gates = [
-    gate({
-      id: 'health-p50',
-      label: '/health median latency while /auth is under load',
-      value: load.probe.p50,
-      op: '<',
-      threshold: GATES.healthP50 * t,
-      unit: 'ms',
-      scale: tLabel(GATES.healthP50),
-      pass_meaning: 'Health checks are answered at once: hashing no longer holds up other requests.',
-      fail_meaning:
-        'Health checks wait behind password hashing: something in /auth or /newUser blocks the event loop.',
-    }),
-    gate({
-      id: 'loop-delay-p99',
-      label: 'event-loop delay p99 inside the app during the load',
-      value: loop.p99,
-      op: '<',
-      threshold: GATES.loopDelayP99 * t,
-      unit: 'ms',
-      scale: tLabel(GATES.loopDelayP99),
-      pass_meaning: 'The event loop never stalls for as long as one hash takes.',
-      fail_meaning: 'The event loop stalls for whole hashes at a time: the hashing runs on the main thread.',
-    }),
-    gate({
-      id: 'auth-work',
-      label: 'one /auth, alone (it must still hash the password)',
-      value: median(authTimes),
-      op: '>=',
-      threshold: GATES.authWork * t,
-      unit: 'ms',
-      scale: tLabel(GATES.authWork),
-      pass_meaning: 'Each sign-in still does the full 10 000-iteration hash.',
-      fail_meaning:
-        'A sign-in is much cheaper than one hash: the fix must keep the same PBKDF2 parameters, only run them elsewhere.',
-    }),
-  ];
+  const tScale = `t = ${t.toFixed(1)} ms`;
+  const figures = {
+    'health-p50': { value: load.probe.p50, per: t, scale: tScale },
+    'loop-delay-p99': { value: loop.p99, per: t, scale: tScale },
+    'auth-work': { value: median(authTimes), per: t, scale: tScale },
+  };
 
   const noise = [];
   const drift = Math.max(after.median / t, t / after.median);
@@ -149,7 +108,7 @@ async function run(ctx) {
   ];
 
   return {
-    gates,
+    figures,
     responses,
     info,
     noise,
@@ -208,7 +167,56 @@ function throughputNote(rps, t, cores, pool) {
   );
 }
 
-/** What to do after a fail on the gates, for `check`'s last line. */
-const advice = 'Profile it with `npx workbook profile 01 --tool prof` and follow the bottom-up chain into your file';
-
-module.exports = { advice, run, GATES, LOAD, standardLoad };
+module.exports = defineCheck(
+  {
+    gates: {
+      'health-p50': {
+        label: '/health median latency while /auth is under load',
+        op: '<',
+        threshold: 0.5,
+        per: 't',
+        unit: 'ms',
+        pass: 'Health checks are answered at once: hashing no longer holds up other requests.',
+        fail: 'Health checks wait behind password hashing: something in /auth or /newUser blocks the event loop.',
+      },
+      'loop-delay-p99': {
+        label: 'event-loop delay p99 inside the app during the load',
+        op: '<',
+        threshold: 1,
+        per: 't',
+        unit: 'ms',
+        pass: 'The event loop never stalls for as long as one hash takes.',
+        fail: 'The event loop stalls for whole hashes at a time: the hashing runs on the main thread.',
+      },
+      // A guard both sides pass: stops a "fix" that drops the iterations or skips the hash.
+      'auth-work': {
+        label: 'one /auth, alone (it must still hash the password)',
+        op: '>=',
+        threshold: 0.3,
+        per: 't',
+        unit: 'ms',
+        pass: 'Each sign-in still does the full 10 000-iteration hash.',
+        fail: 'A sign-in is much cheaper than one hash: the fix must keep the same PBKDF2 parameters, only run them elsewhere.',
+      },
+    },
+    starterFails: ['health-p50', 'loop-delay-p99'],
+    settings: SETTINGS,
+    standardLoad,
+    advice: 'Profile it with `npx workbook profile 01 --tool prof` and follow the bottom-up chain into your file',
+    measure,
+    captures: [{ load: true }, { tool: 'prof' }, { tool: 'cpu' }],
+    tools: ['prof', 'cpu', 'flame', 'clinic-doctor', 'clinic-flame', 'bubbleprof', 'perf'],
+    charts: [
+      {
+        kind: 'gate-bars',
+        title: 'Responsiveness while /auth is under load',
+        gates: [
+          { id: 'health-p50', label: '/health median' },
+          { id: 'loop-delay-p99', label: 'event-loop delay p99' },
+        ],
+      },
+      { kind: 'ceilings', title: '/auth throughput against what one thread and the pool can reach', series: 'authRps' },
+    ],
+  },
+  __filename,
+);

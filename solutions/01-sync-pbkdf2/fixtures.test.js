@@ -5,10 +5,10 @@
 
 const path = require('node:path');
 const { findLab } = require('../../scripts/lib/labs');
-const { describeFixtures } = require('../helpers/lab-verdicts');
+const { describeFixtures } = require('../../test/helpers/lab-verdicts');
 
 const lab = findLab('01');
-const fixture = (name) => path.join(__dirname, '..', 'fixtures', '01-sync-pbkdf2', name);
+const fixture = (name) => path.join(__dirname, 'fixtures', name);
 
 describe('lab 01 · fixtures', () => {
   describeFixtures(lab, {

@@ -5,11 +5,11 @@
 
 const path = require('node:path');
 const { findLab } = require('../../scripts/lib/labs');
-const { describeFixtures } = require('../helpers/lab-verdicts');
-const { derivedApp } = require('../helpers/derived-app');
+const { describeFixtures } = require('../../test/helpers/lab-verdicts');
+const { derivedApp } = require('../../test/helpers/derived-app');
 
 const lab = findLab('02');
-const fixture = (name) => path.join(__dirname, '..', 'fixtures', '02-express-vs-fastify', name);
+const fixture = (name) => path.join(__dirname, 'fixtures', name);
 
 describe('lab 02 · fixtures', () => {
   describeFixtures(lab, {

@@ -5,10 +5,10 @@
 
 const path = require('node:path');
 const { findLab } = require('../../scripts/lib/labs');
-const { describeFixtures } = require('../helpers/lab-verdicts');
+const { describeFixtures } = require('../../test/helpers/lab-verdicts');
 
 const lab = findLab('03');
-const fixture = (name) => path.join(__dirname, '..', 'fixtures', '03-leaking-set', name);
+const fixture = (name) => path.join(__dirname, 'fixtures', name);
 
 describe('lab 03 · fixtures', () => {
   describeFixtures(lab, {

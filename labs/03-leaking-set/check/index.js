@@ -7,21 +7,17 @@
 // reading kept forever costs ~145 bytes (the object, its four numbers and a
 // slot in the Set) on any CPU; a fix keeps ~0. CPU load changes how long the
 // check takes, not the figure. The measured margins are in
-// test/03-leaking-set.test.js.
+// check/margins.json beside this file.
 
 const { setTimeout: sleep } = require('node:timers/promises');
 const { isDeepStrictEqual } = require('node:util');
-const { runLoad } = require('../../scripts/harness/load');
-const { get, json } = require('../../scripts/harness/http-client');
-const { linearFit } = require('../../scripts/harness/stats');
-const { gate, responseCase } = require('../../scripts/checks/gates');
+const { runLoad } = require('../../../scripts/harness/load');
+const { get, json } = require('../../../scripts/harness/http-client');
+const { linearFit } = require('../../../scripts/harness/stats');
+const { responseCase } = require('../../../scripts/checks/gates');
+const { defineCheck } = require('../../../scripts/checks/define-check');
 
-const GATES = {
-  // Heap retained per /record request, in bytes.
-  bytesPerRequest: 30,
-};
-
-const LOAD = { connections: 10, warmup: 5000, block: 5000, blocks: 4 };
+const SETTINGS = { connections: 10, warmup: 5000, block: 5000, blocks: 4 };
 const FIELDS = ['timestamp', 'freeMemory', 'totalMemory', 'uptime'];
 
 const standardLoad = {
@@ -32,7 +28,7 @@ const standardLoad = {
   examples: ['/record', '/summary'],
 };
 
-async function run(ctx) {
+async function measure(ctx) {
   const { progress } = ctx;
   // A fix may stream readings to a file: give it a scratch folder as its
   // working directory, removed when the check ends.
@@ -55,20 +51,20 @@ async function run(ctx) {
   await checkSummary(app, responses, recorded, one, 'GET /summary after one reading');
 
   const record = async (amount, label) => {
-    const load = await runLoad({ url: app.url, path: '/record', connections: LOAD.connections, amount });
+    const load = await runLoad({ url: app.url, path: '/record', connections: SETTINGS.connections, amount });
     ctx.assertAlive(app, `during ${label}`);
     recorded += load.responses;
     return load;
   };
 
-  progress(`Warm-up: ${LOAD.warmup} readings`);
-  const loads = [await record(LOAD.warmup, 'the warm-up')];
+  progress(`Warm-up: ${SETTINGS.warmup} readings`);
+  const loads = [await record(SETTINGS.warmup, 'the warm-up')];
   const points = [{ requests: recorded, heapUsed: await settledHeap(app) }];
   progress(`  heap after a forced GC: ${mb(points[0].heapUsed)}`);
-  for (let i = 1; i <= LOAD.blocks; i++) {
-    loads.push(await record(LOAD.block, `block ${i}`));
+  for (let i = 1; i <= SETTINGS.blocks; i++) {
+    loads.push(await record(SETTINGS.block, `block ${i}`));
     points.push({ requests: recorded, heapUsed: await settledHeap(app) });
-    progress(`  ${i}/${LOAD.blocks}: ${recorded} readings, heap after a forced GC: ${mb(points.at(-1).heapUsed)}`);
+    progress(`  ${i}/${SETTINGS.blocks}: ${recorded} readings, heap after a forced GC: ${mb(points.at(-1).heapUsed)}`);
   }
 
   const statuses = {};
@@ -87,35 +83,26 @@ async function run(ctx) {
   await checkSummary(app, responses, recorded, last, 'GET /summary after the load');
 
   const fit = linearFit(points.map((p) => p.requests), points.map((p) => p.heapUsed));
-  const gates = [
-    gate({
-      id: 'heap-per-request',
-      label: 'heap retained per /record request, after a forced GC',
-      value: fit.slope,
-      op: '<',
-      threshold: GATES.bytesPerRequest,
-      unit: 'B/request',
-      scale: `slope over ${LOAD.blocks * LOAD.block} requests after ${LOAD.warmup} of warm-up, ±${fit.slopeError.toFixed(1)}`,
-      pass_meaning: 'Memory stays flat: each request leaves nothing behind once it is answered.',
-      fail_meaning:
-        'Every request leaves objects the garbage collector cannot free: something long-lived keeps a reference to each reading.',
-    }),
-  ];
-
+  const threshold = ctx.check.threshold('heap-per-request');
   // The verdict is only as good as the line: if the threshold lies within
   // two standard errors of the slope, the heap was too erratic to judge.
   const noise =
-    Math.abs(fit.slope - GATES.bytesPerRequest) < 2 * fit.slopeError
+    Math.abs(fit.slope - threshold) < 2 * fit.slopeError
       ? [`the heap checkpoints were too scattered (slope ${fit.slope.toFixed(1)} ± ${fit.slopeError.toFixed(1)} B/request)`]
       : [];
 
   return {
-    gates,
+    figures: {
+      'heap-per-request': {
+        value: fit.slope,
+        scale: `slope over ${SETTINGS.blocks * SETTINGS.block} requests after ${SETTINGS.warmup} of warm-up, ±${fit.slopeError.toFixed(1)}`,
+      },
+    },
     responses,
     info: [
       {
         id: 'heap-growth',
-        label: `heap growth over the ${LOAD.blocks * LOAD.block} measured requests`,
+        label: `heap growth over the ${SETTINGS.blocks * SETTINGS.block} measured requests`,
         value: (points.at(-1).heapUsed - points[0].heapUsed) / 1024,
         unit: 'KiB',
         text: `from ${mb(points[0].heapUsed)} to ${mb(points.at(-1).heapUsed)}`,
@@ -181,7 +168,29 @@ function mb(bytes) {
   return `${(bytes / 1024 / 1024).toFixed(2)} MB`;
 }
 
-/** What to do after a fail on the gates, for `check`'s last line. */
-const advice = 'Find what keeps each reading alive: `npx workbook profile 03 --tool heap` compares two heap snapshots';
-
-module.exports = { advice, run, GATES, LOAD, standardLoad };
+module.exports = defineCheck(
+  {
+    gates: {
+      'heap-per-request': {
+        label: 'heap retained per /record request, after a forced GC',
+        op: '<',
+        threshold: 30,
+        unit: 'B/request',
+        pass: 'Memory stays flat: each request leaves nothing behind once it is answered.',
+        fail: 'Every request leaves objects the garbage collector cannot free: something long-lived keeps a reference to each reading.',
+      },
+    },
+    // A leak is the lesson: the shipped starter must fail on it.
+    starterFails: ['heap-per-request'],
+    settings: SETTINGS,
+    standardLoad,
+    advice: 'Find what keeps each reading alive: `npx workbook profile 03 --tool heap` compares two heap snapshots',
+    measure,
+    // What the walkthrough shows, recorded by `npm run capture`.
+    captures: [{ tool: 'gc' }, { tool: 'heap' }],
+    // The profilers the walkthrough teaches, one row each in the tool matrix.
+    tools: ['gc', 'heap', 'heapprofiler'],
+    charts: [{ kind: 'heap-over-requests', title: 'Heap used over requests', x: '/record requests served' }],
+  },
+  __filename,
+);

@@ -1,0 +1,148 @@
+'use strict';
+// The contract every lab's check fulfils, written once. A lab's
+// labs/<slug>/check/index.js calls defineCheck({...}); its shape is validated
+// when the module loads, so a missing piece is one clear sentence at once
+// rather than an `undefined` deep inside a run.
+//
+// A check is two parts that read as the lesson they verify:
+//   measure(ctx)  starts the app(s), checks responses, loads, and returns
+//                 figures: one per declared gate, in the gate's unit
+//   gates         the declarative judgement: what each figure means, its
+//                 threshold and which way it must lie
+// run(ctx) (what run-check.js calls) is measure, then judge.
+
+const { gate: judgeGate } = require('./gates');
+
+// Kinds of chart the site knows how to draw from a result's series
+// (site/src/components/LabCharts). A check lists the ones it feeds.
+const CHART_KINDS = ['gate-bars', 'rounds', 'heap-over-requests', 'ceilings'];
+// What capture.js can record for a walkthrough: the standard load's
+// autocannon table (starter and solution), or one `workbook profile` tool.
+const CAPTURE_KINDS = ['load', 'tool'];
+
+class CheckDefinitionError extends Error {}
+
+function problemsOf(spec, tools) {
+  const problems = [];
+  const need = (cond, text) => cond || problems.push(text);
+  need(spec && typeof spec === 'object', 'defineCheck needs an object');
+  if (!spec || typeof spec !== 'object') return problems;
+
+  need(typeof spec.measure === 'function', 'no measure(ctx) function');
+  need(typeof spec.advice === 'string' && spec.advice.length > 0, 'no advice (what to do after a fail, one sentence with a command)');
+
+  const gates = spec.gates && typeof spec.gates === 'object' ? Object.entries(spec.gates) : [];
+  need(gates.length > 0, 'no gates (at least one measured figure with a threshold)');
+  for (const [id, g] of gates) {
+    need(/^[a-z0-9]+(-[a-z0-9]+)*$/.test(id), `gate id "${id}" is not kebab-case`);
+    need(typeof g.label === 'string', `gate ${id} has no label`);
+    need(g.op === '<' || g.op === '>=', `gate ${id} has op ${JSON.stringify(g.op)}, not '<' or '>='`);
+    need(Number.isFinite(g.threshold), `gate ${id} has no numeric threshold`);
+    need(typeof g.unit === 'string', `gate ${id} has no unit`);
+    need(typeof g.pass === 'string' && typeof g.fail === 'string', `gate ${id} needs both pass and fail meanings`);
+  }
+
+  const fails = spec.starterFails;
+  need(Array.isArray(fails) && fails.length > 0, 'no starterFails (the gates the shipped starter must fail)');
+  for (const id of fails || []) need(spec.gates && spec.gates[id], `starterFails names "${id}", which is not a gate`);
+
+  const load = spec.standardLoad;
+  need(load && typeof load === 'object', 'no standardLoad (the load `workbook load` and the profilers apply)');
+  if (load && typeof load === 'object') {
+    need(typeof load.path === 'string', 'standardLoad has no path');
+    need(Number.isInteger(load.connections) && load.connections > 0, 'standardLoad has no connections');
+    need(Number.isFinite(load.duration) && load.duration > 0, 'standardLoad has no duration');
+    need(typeof load.describe === 'string', 'standardLoad has no describe');
+  }
+
+  need(spec.settings === undefined || typeof spec.settings === 'object', 'settings must be an object');
+
+  const captures = spec.captures || [];
+  need(Array.isArray(captures), 'captures must be a list');
+  for (const c of captures) {
+    const kind = Object.keys(c || {})[0];
+    need(CAPTURE_KINDS.includes(kind), `capture ${JSON.stringify(c)} is not one of ${CAPTURE_KINDS.join(', ')}`);
+    if (kind === 'tool' && tools) need(tools.includes(c.tool), `capture names tool "${c.tool}", which \`workbook profile\` does not have`);
+  }
+  const used = spec.tools || [];
+  need(Array.isArray(used), 'tools must be a list');
+  if (tools) for (const t of used) need(tools.includes(t), `tools names "${t}", which \`workbook profile\` does not have`);
+
+  const charts = spec.charts || [];
+  need(Array.isArray(charts), 'charts must be a list');
+  for (const c of charts) {
+    need(CHART_KINDS.includes(c && c.kind), `chart kind ${JSON.stringify(c && c.kind)} is not one of ${CHART_KINDS.join(', ')}`);
+    for (const id of [c && c.gate, ...((c && c.gates) || []).map((x) => x.id)].filter(Boolean)) {
+      need(spec.gates && spec.gates[id], `a chart names gate "${id}", which is not a gate`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * @param {object} spec
+ * @param {Record<string, {label:string, op:'<'|'>=', threshold:number, unit:string,
+ *   per?:string, pass:string, fail:string}>} spec.gates keyed by gate id. `per`
+ *   names the calibrated unit the threshold is a multiple of (e.g. 't'): the
+ *   figure then carries that unit's size in ms.
+ * @param {string[]} spec.starterFails the gates the shipped starter must fail
+ * @param {(ctx) => Promise<{figures:Record<string,{value:number, per?:number, scale?:string}>,
+ *   responses:object[], info?:object[], noise?:string[], series?:object}>} spec.measure
+ * @param {object} spec.standardLoad the load of `workbook load`, `profile`, `capture`
+ * @param {object} [spec.settings] the check's own measurement knobs, shown on the site
+ * @param {string} spec.advice what to do after a fail, for the last line of `check`
+ * @param {Array<{load:true}|{tool:string}>} [spec.captures] what capture.js records for the walkthrough
+ * @param {string[]} [spec.tools] the `workbook profile` tools its walkthrough teaches (tool matrix rows)
+ * @param {object[]} [spec.charts] what the site draws from a result
+ * @param {string} [file] the module's path, for error messages
+ */
+function defineCheck(spec, file = 'a check module') {
+  // Loaded lazily: the profile tools' index is cheap, but keeps the contract
+  // independent of them in tests that build checks by hand.
+  const tools = Object.keys(require('../profile/tools'));
+  const problems = problemsOf(spec, tools);
+  if (problems.length) {
+    throw new CheckDefinitionError(`${file} does not define a complete check: ${problems.join('; ')}.`);
+  }
+  const gates = spec.gates;
+  return Object.freeze({
+    ...spec,
+    settings: spec.settings || {},
+    captures: spec.captures || [],
+    tools: spec.tools || [],
+    charts: spec.charts || [],
+    /** Threshold of a gate in its own terms (a multiple of `per` where it has one). */
+    threshold(id) {
+      return gates[id].threshold;
+    },
+    async run(ctx) {
+      const measured = await spec.measure(ctx);
+      return { ...measured, gates: judge(gates, measured.figures || {}, file) };
+    },
+  });
+}
+
+/** Turns each figure into a judged gate, in the order the gates are declared. */
+function judge(gates, figures, file) {
+  return Object.entries(gates).map(([id, g]) => {
+    const figure = figures[id];
+    if (!figure || !Number.isFinite(figure.value)) {
+      throw new CheckDefinitionError(`${file}: measure() returned no figure for gate ${id}.`);
+    }
+    const per = g.per ? figure.per : 1;
+    if (g.per && !(per > 0)) throw new CheckDefinitionError(`${file}: gate ${id} is in units of ${g.per}, but its figure carries no size of ${g.per}.`);
+    return judgeGate({
+      id,
+      label: figure.label || g.label,
+      value: figure.value,
+      op: g.op,
+      threshold: g.threshold * per,
+      unit: g.unit,
+      scale: figure.scale || (g.per ? `${g.threshold} × ${g.per}` : null),
+      pass_meaning: g.pass,
+      fail_meaning: g.fail,
+    });
+  });
+}
+
+module.exports = { defineCheck, problemsOf, CheckDefinitionError, CHART_KINDS, CAPTURE_KINDS };

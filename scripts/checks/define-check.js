@@ -57,6 +57,16 @@ function problemsOf(spec, tools) {
 
   need(spec.settings === undefined || typeof spec.settings === 'object', 'settings must be an object');
 
+  // Prose the shared pages show for this lab (how the checks measure, the
+  // trainers' page), so no shared page has to name a lab.
+  const explain = spec.explain;
+  need(explain && typeof explain === 'object', 'no explain (kind, calibration, noise: the prose the shared pages show for this lab)');
+  if (explain && typeof explain === 'object') {
+    need(['calibrated', 'reference', 'machine-independent', 'fixed-delay'].includes(explain.kind), `explain.kind ${JSON.stringify(explain.kind)} is not calibrated, reference, machine-independent or fixed-delay`);
+    need(explain.kind !== 'calibrated' || typeof explain.calibration === 'string', 'explain.calibration (what t is) is missing for a calibrated check');
+    need(typeof explain.noise === 'string', 'explain.noise (when the check says "too noisy, rerun") is missing');
+  }
+
   const captures = spec.captures || [];
   need(Array.isArray(captures), 'captures must be a list');
   for (const c of captures) {
@@ -91,6 +101,9 @@ function problemsOf(spec, tools) {
  * @param {object} spec.standardLoad the load of `workbook load`, `profile`, `capture`
  * @param {object} [spec.settings] the check's own measurement knobs, shown on the site
  * @param {string} spec.advice what to do after a fail, for the last line of `check`
+ * @param {{kind:'calibrated'|'reference'|'machine-independent'|'fixed-delay', calibration?:string,
+ *   noise:string}} spec.explain the prose the "how the checks measure" page shows for this lab
+ *   (markdown: `code` and **bold**)
  * @param {Array<{load:true}|{tool:string}>} [spec.captures] what capture.js records for the walkthrough
  * @param {string[]} [spec.tools] the `workbook profile` tools its walkthrough teaches (tool matrix rows)
  * @param {object[]} [spec.charts] what the site draws from a result

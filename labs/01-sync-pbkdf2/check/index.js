@@ -204,6 +204,12 @@ module.exports = defineCheck(
     standardLoad,
     advice: 'Profile it with `npx workbook profile 01 --tool prof` and follow the bottom-up chain into your file',
     measure,
+    explain: {
+      kind: 'calibrated',
+      calibration:
+        't is one `pbkdf2Sync` with the app\'s parameters (10 000 iterations, 512 bytes, SHA-512). A blocked event loop makes `/health` wait behind several hashes, many × t; a free one answers in a small fraction of t. The check times t before the load and again after it.',
+      noise: 't, timed again after the load, differs from t before it by more than 2×, or too few health checks came back to take a median.',
+    },
     captures: [{ load: true }, { tool: 'prof' }, { tool: 'cpu' }],
     tools: ['prof', 'cpu', 'flame', 'clinic-doctor', 'clinic-flame', 'bubbleprof', 'perf'],
     charts: [

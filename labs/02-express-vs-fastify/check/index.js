@@ -143,6 +143,10 @@ module.exports = defineCheck(
     standardLoad,
     advice: 'Profile it with `npx workbook profile 02 --tool cpu` to see where the time of each request goes',
     measure,
+    explain: {
+      kind: 'reference',
+      noise: 'the paired rounds disagree about the verdict (fewer than four in five of the pair ratios fall on the same side of the threshold as their median).',
+    },
     captures: [{ load: true }, { tool: 'cpu' }],
     tools: ['cpu', 'flame'],
     charts: [{ kind: 'rounds', gate: 'throughput-ratio' }],

@@ -186,6 +186,10 @@ module.exports = defineCheck(
     standardLoad,
     advice: 'Find what keeps each reading alive: `npx workbook profile 03 --tool heap` compares two heap snapshots',
     measure,
+    explain: {
+      kind: 'machine-independent',
+      noise: 'the threshold lies within two standard errors of the measured slope, so the heap was too erratic to tell.',
+    },
     // What the walkthrough shows, recorded by `npm run capture`.
     captures: [{ tool: 'gc' }, { tool: 'heap' }],
     // The profilers the walkthrough teaches, one row each in the tool matrix.

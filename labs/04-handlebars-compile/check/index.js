@@ -146,6 +146,11 @@ module.exports = defineCheck(
     standardLoad,
     advice: 'Profile it with `npx workbook profile 04 --tool cpu` (or `--tool clinic-doctor`) and look for work that is the same on every request',
     measure,
+    explain: {
+      kind: 'calibrated',
+      calibration: 't is one compile of the lab\'s report template (timed in a plain Node process after three warm-up compiles). A request that compiles the template takes about t; one that only renders it takes a small fraction.',
+      noise: 'the paired throughput rounds disagree about the verdict (fewer than four in five of the pair ratios fall on the same side of the threshold as their median).',
+    },
     captures: [{ load: true }, { tool: 'cpu' }, { tool: 'clinic-doctor' }],
     tools: ['cpu', 'flame', 'clinic-doctor', 'clinic-flame'],
     charts: [

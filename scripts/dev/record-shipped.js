@@ -1,6 +1,7 @@
 'use strict';
 // For workbook maintainers: after changing a starter, record the blob ids of
-// every lab's files (all but README.md) in scripts/lib/shipped-starters.json,
+// every lab's files (all but README.md and the check/ folder, which are the
+// workbook's, not the learner's) in scripts/lib/shipped-starters.json,
 // then commit both together. test/shipped.test.js checks they agree.
 
 const fs = require('node:fs');
@@ -22,7 +23,7 @@ function filesUnder(dir) {
 const manifest = {};
 for (const lab of labs) {
   manifest[lab.slug] = {};
-  for (const file of filesUnder(lab.dir).filter((f) => f !== 'README.md').sort()) {
+  for (const file of filesUnder(lab.dir).filter((f) => f !== 'README.md' && !f.startsWith('check/')).sort()) {
     manifest[lab.slug][file] = blobId(fs.readFileSync(path.join(lab.dir, file), 'utf8'));
   }
 }

@@ -25,14 +25,9 @@ const tools = require('./profile/tools');
 const OUT = path.join(ROOT, 'site', 'static', 'captures');
 const INDEX = path.join(OUT, 'index.json');
 
-// What each walkthrough shows. `load` = autocannon's table for the starter
-// and the solution; `tool` = a profiler's printed reading (and its picture).
-const PLAN = {
-  '01-sync-pbkdf2': [{ load: true }, { tool: 'prof' }, { tool: 'cpu' }],
-  '02-express-vs-fastify': [{ load: true }, { tool: 'cpu' }],
-  '03-leaking-set': [{ tool: 'gc' }, { tool: 'heap' }],
-  '04-handlebars-compile': [{ load: true }, { tool: 'cpu' }, { tool: 'doctor' }],
-};
+// What each walkthrough shows comes from its check's `captures`: `load` =
+// autocannon's table for the starter and the solution; `tool` = a profiler's
+// printed reading (and its picture).
 
 const TITLES = {
   'autocannon-before': 'autocannon, the starter',
@@ -41,7 +36,7 @@ const TITLES = {
   cpu: '--cpu-prof, read by `npx workbook profile --tool cpu`',
   gc: '--trace-gc, read by `npx workbook profile --tool gc`',
   heap: 'Two heap snapshots compared by `npx workbook profile --tool heap`',
-  doctor: 'Clinic.js Doctor\'s verdict',
+  'clinic-doctor': 'Clinic.js Doctor\'s verdict',
   flamegraph: 'Flame graph from the CPU profile (your file in blue)',
   'doctor-report': 'Clinic.js Doctor\'s report',
 };
@@ -91,7 +86,7 @@ async function captureLab(lab, progress) {
   // The starter ran from a scratch copy; name it as the learner knows it.
   results.starter.app = relative(lab.app);
 
-  for (const step of PLAN[lab.slug] || []) {
+  for (const step of checkOf(lab).captures) {
     if (step.load) {
       progress(`Lab ${lab.id}: autocannon on the starter`);
       save('autocannon-before', 'autocannon-before.txt', await captureLoad(lab, starter, progress));
@@ -104,7 +99,7 @@ async function captureLab(lab, progress) {
       const asLab = (content) => content.split(path.relative(ROOT, starter).split(path.sep).join('/')).join(relative(lab.app));
       save(step.tool, `${step.tool}.txt`, asLab(text));
       if (step.tool === 'cpu' && result.flamegraph) save('flamegraph', 'flamegraph.svg', asLab(fs.readFileSync(result.flamegraph, 'utf8')), 'svg');
-      if (step.tool === 'doctor') save('doctor-report', 'doctor.html', fs.readFileSync(result.open), 'html');
+      if (step.tool === 'clinic-doctor') save('doctor-report', 'doctor.html', fs.readFileSync(result.open), 'html');
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }
@@ -115,9 +110,12 @@ async function main() {
   const { values } = parseArgs({ options: { lab: { type: 'string', multiple: true } } });
   const chosen = values.lab ? values.lab.map((id) => findLab(id) || usage(id)) : labs;
   const progress = printProgress(process.stderr);
-  const index = fs.existsSync(INDEX) ? JSON.parse(fs.readFileSync(INDEX, 'utf8')) : { labs: {} };
   for (const lab of chosen) {
-    index.labs[lab.slug] = await captureLab(lab, progress);
+    const captured = await captureLab(lab, progress);
+    // Read the index again just before writing: another capture (of another
+    // lab) may have written it meanwhile.
+    const index = fs.existsSync(INDEX) ? JSON.parse(fs.readFileSync(INDEX, 'utf8')) : { labs: {} };
+    index.labs[lab.slug] = captured;
     index.generatedAt = new Date().toISOString();
     fs.writeFileSync(INDEX, JSON.stringify(index, null, 2) + '\n');
     progress(`Lab ${lab.id} captured in ${path.relative(ROOT, path.join(OUT, lab.slug))}/`);

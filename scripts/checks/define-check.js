@@ -151,7 +151,8 @@ function judge(gates, figures, file) {
       op: g.op,
       threshold: g.threshold * per,
       unit: g.unit,
-      scale: figure.scale || (g.per ? `${g.threshold} × ${g.per}` : null),
+      // "0.5 × t (t = 38.0 ms)": a multiple of a calibrated unit, and its size here.
+      scale: g.per ? `${g.threshold} × ${g.per}${figure.scale ? ` (${figure.scale})` : ''}` : figure.scale || null,
       pass_meaning: g.pass,
       fail_meaning: g.fail,
     });

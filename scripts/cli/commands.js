@@ -16,4 +16,5 @@ module.exports = {
   doctor: require('./doctor'),
   verify: require('./verify'),
   start: require('./start'),
+  dev: require('./dev'),
 };

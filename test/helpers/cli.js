@@ -11,11 +11,11 @@ const CLI = path.join(ROOT, 'scripts', 'workbook.js');
 /**
  * @returns {{child, done: Promise<{code:number, signal:string|null, stdout:string, stderr:string, ms:number}>, output: () => string}}
  */
-function startCli(args, { env = {}, timeoutMs = 120_000 } = {}) {
+function startCli(args, { env = {}, timeoutMs = 120_000, script = CLI } = {}) {
   const started = Date.now();
   const child = track(
-    spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
+    spawn(process.execPath, [script, ...args], {
+      cwd: path.resolve(path.dirname(script), '..'),
       env: { ...process.env, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
@@ -26,10 +26,9 @@ function startCli(args, { env = {}, timeoutMs = 120_000 } = {}) {
   child.stderr.on('data', (d) => (stderr += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const done = new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
-      // Let the pipes drain before reporting.
-      setImmediate(() => resolve({ code, signal, stdout, stderr, ms: Date.now() - started }));
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
     });
   });
   return { child, done, output: () => stdout + stderr };

@@ -1,0 +1,142 @@
+'use strict';
+// Author tooling: `dev check` lints the real workbook clean and fast; in a
+// temporary copy, `dev new` scaffolds a lab that, once only its own files are
+// written, passes `dev check`, is listed, and reaches the site's data (page,
+// charts, trainers' notes) without any shared file being edited; and each
+// kind of mistake is one clear line.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { ROOT, labs } = require('../scripts/lib/labs');
+const { runCli } = require('./helpers/cli');
+
+const SKIP = new Set(['node_modules', '.git', '.workbook', 'build', '.docusaurus', 'profiles', 'bench-results']);
+
+/** A copy of the workbook's own files (not its installs) in a temp folder. */
+function copyWorkbook() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-copy-'));
+  fs.cpSync(ROOT, dir, { recursive: true, filter: (src) => !SKIP.has(path.basename(src)) });
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'junction');
+  return dir;
+}
+
+function lines(problems, pattern) {
+  return problems.filter((p) => pattern.test(p));
+}
+
+test('dev check: the workbook itself is clean, in well under 5 s', async () => {
+  const started = Date.now();
+  const { code, stdout, stderr } = await runCli(['dev', 'check']);
+  expect({ code, stdout, stderr }).toMatchObject({ code: 0 });
+  expect(stdout).toMatch(new RegExp(`dev check: ${labs.length} labs, no problems`));
+  expect(Date.now() - started).toBeLessThan(5000);
+});
+
+describe('in a temporary copy of the workbook', () => {
+  let root;
+  beforeAll(() => {
+    root = copyWorkbook();
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }));
+
+  // Runs the copy's own CLI, so it reads the copy's labs (each run a fresh
+  // process: it sees the files as they are now).
+  const cli = (args) => runCli(args, { script: path.join(root, 'scripts', 'workbook.js') });
+  const devCheck = async () => (await cli(['dev', 'check'])).stdout.split('\n').filter(Boolean);
+
+  test('dev new scaffolds a lab; with its own files written it passes dev check, is listed and reaches the site', async () => {
+    const shared = ['scripts', 'site', 'test'].flatMap((d) => snapshot(path.join(root, d)));
+
+    const made = await cli(['dev', 'new', '09', 'demo-lab', '--title', 'A demo lab']);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/labs\/09-demo-lab\/check\/index\.js/);
+
+    // The scaffold is a start, not a lab: its TODOs are reported.
+    const before = await devCheck();
+    expect(lines(before, /09-demo-lab\/README\.md:\d+: still has a TODO/)).toHaveLength(1);
+
+    // The author writes the lab's own files, nothing else.
+    const readme = path.join(root, 'labs', '09-demo-lab', 'README.md');
+    fs.writeFileSync(readme, fs.readFileSync(readme, 'utf8').replace(/TODO:?/g, 'Written.'));
+    expect(await devCheck()).toEqual([`dev check: ${labs.length + 1} labs, no problems`]);
+
+    const list = await cli(['list']);
+    expect(list.stdout).toMatch(/09\s+A demo lab/);
+
+    // The site's data for the new lab: its page, its charts, its trainers' notes.
+    const plugin = require(path.join(root, 'site', 'plugins', 'workbook', 'index.js'));
+    const data = await plugin().loadContent();
+    const lab = data.labs.find((l) => l.slug === '09-demo-lab');
+    expect(lab).toMatchObject({ title: 'A demo lab', hasReadme: true });
+    expect(lab.charts.map((c) => c.kind)).toEqual(['gate-bars']);
+    expect(JSON.stringify(lab)).toMatch(/Demo/);
+
+    // Shared files were not edited (the metadata entry, the shipped-starter
+    // record and the README's table are the generated exceptions).
+    const after = ['scripts', 'site', 'test'].flatMap((d) => snapshot(path.join(root, d)));
+    const changed = after.filter((f) => !shared.some((s) => s.file === f.file && s.hash === f.hash)).map((f) => path.relative(root, f.file));
+    expect(changed).toEqual(['scripts/lib/shipped-starters.json']);
+  });
+
+  test('dev check catches each mistake with one clear line', async () => {
+    const lab = path.join(root, 'labs', '01-sync-pbkdf2');
+    const readme = path.join(lab, 'README.md');
+    const original = fs.readFileSync(readme, 'utf8');
+    const edit = (file, from, to) => {
+      const text = fs.readFileSync(file, 'utf8');
+      expect(text).toContain(from);
+      fs.writeFileSync(file, text.replace(from, to));
+    };
+
+    // A missing walkthrough section.
+    edit(readme, '## Going further', '## Further reading');
+    expect(lines(await devCheck(), /01-sync-pbkdf2\/README\.md: missing the section "Going further"/)).toHaveLength(1);
+    fs.writeFileSync(readme, original);
+
+    // A hint ladder of 2.
+    const hints = original.slice(original.indexOf('## Hints'), original.indexOf('## Fix'));
+    const third = hints.match(/^3\. /m).index;
+    fs.writeFileSync(readme, original.replace(hints, `${hints.slice(0, third)}\n`));
+    expect(lines(await devCheck(), /01-sync-pbkdf2\/README\.md: a hint ladder of 2; it needs 3 or 4 hints/)).toHaveLength(1);
+    fs.writeFileSync(readme, original);
+
+    // A missing capture.
+    const index = path.join(root, 'site', 'static', 'captures', 'index.json');
+    const captures = JSON.parse(fs.readFileSync(index, 'utf8'));
+    const kept = captures.labs['01-sync-pbkdf2'].files;
+    captures.labs['01-sync-pbkdf2'].files = kept.filter((f) => f.kind !== 'prof');
+    fs.writeFileSync(index, JSON.stringify(captures));
+    expect(lines(await devCheck(), /01-sync-pbkdf2\/check\/index\.js: the capture "prof" is missing/)).toHaveLength(1);
+    captures.labs['01-sync-pbkdf2'].files = kept;
+    fs.writeFileSync(index, JSON.stringify(captures));
+
+    // A check module without standardLoad.
+    const check = path.join(lab, 'check', 'index.js');
+    const checkSource = fs.readFileSync(check, 'utf8');
+    edit(check, '    standardLoad,\n', '');
+    expect(lines(await devCheck(), /01-sync-pbkdf2\/check\/index\.js: .*no standardLoad/)).toHaveLength(1);
+    fs.writeFileSync(check, checkSource);
+
+    // A lab missing from the metadata.
+    const metadata = path.join(root, 'labs', 'labs.json');
+    const entries = fs.readFileSync(metadata, 'utf8');
+    fs.writeFileSync(metadata, JSON.stringify(JSON.parse(entries).filter((e) => e.slug !== '03-leaking-set'), null, 2));
+    expect(await devCheck()).toEqual(expect.arrayContaining(['labs/03-leaking-set: a lab folder missing from labs/labs.json (add its entry there)']));
+    fs.writeFileSync(metadata, entries);
+
+    expect(await devCheck()).toEqual([expect.stringMatching(/no problems/)]);
+  });
+});
+
+/** Every file under dir with a hash of its content. */
+function snapshot(dir) {
+  const out = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath || entry.path, entry.name);
+    if (file.split(path.sep).some((part) => SKIP.has(part))) continue;
+    out.push({ file, hash: require('node:crypto').createHash('sha1').update(fs.readFileSync(file)).digest('hex') });
+  }
+  return out;
+}

@@ -21,6 +21,9 @@ describe('usage', () => {
     [['frobnicate'], /There is no command "frobnicate"/],
     [['run', '01', '--app', 'x.js', '--solution'], /either --app or --solution/],
     [['profile', '01'], /Say which profiler with --tool/],
+    [['profile', '01', '--tool', 'cpu', '--duration', '0.5'], /--duration must be a number of seconds from 1 to 120, not "0.5"/],
+    [['load', '01', '--connections', '2.5'], /--connections must be a whole number/],
+    [['dev', 'new', '5'], /kebab-case slug/],
     [['load', '01', '--url', 'http://example.com'], /must be a local address/],
   ])('%j is a usage error: one sentence, exit 2', async (args, message) => {
     const { code, stderr } = await runCli(args);

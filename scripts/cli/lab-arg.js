@@ -31,4 +31,30 @@ function portArg(raw, usage) {
   return raw;
 }
 
-module.exports = { requireLab, appFileFor, portArg };
+// The longest load a command applies: long enough for any profile, short
+// enough that a forgotten command ends by itself.
+const MAX_LOAD_SECONDS = 120;
+
+/**
+ * --duration S and --connections N for commands that load an app (load,
+ * profile): the lab's standard load unless given, and the same limits and
+ * messages everywhere.
+ */
+function loadArgs(lab, values, usage) {
+  const standard = require('../lib/labs').checkOf(lab).standardLoad;
+  const duration = Number(values.duration ?? standard.duration);
+  if (!(duration >= 1 && duration <= MAX_LOAD_SECONDS)) {
+    throw new UsageError(`--duration must be a number of seconds from 1 to ${MAX_LOAD_SECONDS}, not "${values.duration}".`, usage);
+  }
+  const connections = Number(values.connections ?? standard.connections);
+  if (!(Number.isInteger(connections) && connections >= 1 && connections <= 1000)) {
+    throw new UsageError(`--connections must be a whole number from 1 to 1000, not "${values.connections}".`, usage);
+  }
+  return { standard, duration, connections };
+}
+
+/** The options of a command that runs a lab's app: yours, the solution, or a file. */
+const APP_OPTIONS = { app: { type: 'string' }, solution: { type: 'boolean' } };
+const LOAD_OPTIONS = { duration: { type: 'string' }, connections: { type: 'string' } };
+
+module.exports = { requireLab, appFileFor, portArg, loadArgs, APP_OPTIONS, LOAD_OPTIONS, MAX_LOAD_SECONDS };

@@ -1,9 +1,9 @@
 'use strict';
 const autocannon = require('autocannon');
 const { startApp } = require('../harness/app-process');
-const { relative, checkOf } = require('../lib/labs');
+const { relative } = require('../lib/labs');
 const { dim } = require('../lib/style');
-const { requireLab, appFileFor } = require('./lab-arg');
+const { requireLab, appFileFor, loadArgs, APP_OPTIONS, LOAD_OPTIONS } = require('./lab-arg');
 const { UsageError } = require('./errors');
 
 module.exports = {
@@ -16,18 +16,10 @@ module.exports = {
     '  --duration S      seconds of load (default: the lab\'s, usually 10)',
     '  --connections N   concurrent connections (default: the lab\'s)',
   ],
-  options: {
-    app: { type: 'string' },
-    solution: { type: 'boolean' },
-    url: { type: 'string' },
-    duration: { type: 'string' },
-    connections: { type: 'string' },
-  },
+  options: { ...APP_OPTIONS, ...LOAD_OPTIONS, url: { type: 'string' } },
   async run({ values, positionals }) {
     const lab = requireLab(positionals[0], this.usage);
-    const standard = checkOf(lab).standardLoad;
-    const duration = positiveNumber(values.duration ?? standard.duration, '--duration', this.usage);
-    const connections = positiveNumber(values.connections ?? standard.connections, '--connections', this.usage);
+    const { standard, duration, connections } = loadArgs(lab, values, this.usage);
     let app = null;
     let url = values.url;
     if (url) {
@@ -55,9 +47,3 @@ module.exports = {
     }
   },
 };
-
-function positiveNumber(raw, name, usage) {
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, not "${raw}".`, usage);
-  return n;
-}

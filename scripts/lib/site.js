@@ -18,6 +18,7 @@ const { spawn } = require('node:child_process');
 const { ROOT, labs } = require('./labs');
 const { labFiles } = require('./shipped');
 const { readWalkthrough } = require('./walkthrough');
+const { OutputTail, lineSplitter } = require('../harness/output-tail');
 
 const SITE_DIR = path.join(ROOT, 'site');
 const BUILD_DIR = path.join(SITE_DIR, 'build');
@@ -144,37 +145,8 @@ function childEnv() {
   return { ...env, NO_UPDATE_NOTIFIER: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
 }
 
-const STACK_FRAME = /^[\s│|]*at\s+\S/;
 // Docusaurus's advice to run its own server: `npm start` serves the build itself.
 const NOISE = /Use `npm run serve` command/;
-
-/** Keeps the last lines a child printed, for the error message when it fails. */
-function outputTail(limit = 30) {
-  const lines = [];
-  let partial = '';
-  return {
-    push(chunk, onLine) {
-      const text = partial + chunk.toString();
-      const parts = text.split(/\r?\n|\r/);
-      partial = parts.pop();
-      for (const line of parts) {
-        // Stack frames would push the message itself out of the tail.
-        if (!line.trim() || STACK_FRAME.test(line)) continue;
-        lines.push(line);
-        if (lines.length > limit) lines.shift();
-        onLine(line);
-      }
-    },
-    flush(onLine) {
-      if (partial.trim()) {
-        lines.push(partial);
-        onLine(partial);
-      }
-      partial = '';
-    },
-    text: () => lines.join('\n'),
-  };
-}
 
 /**
  * Runs a command, passing each line it prints to `progress`, and a
@@ -192,23 +164,30 @@ function run(command, args, { cwd, progress, doing, still, failure, shell = fals
     const seconds = () => Math.round((Date.now() - started) / 1000);
     say(`${doing}…`);
     const child = spawn(command, args, { cwd, env: childEnv(), shell, windowsHide: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const tail = outputTail();
+    const tail = new OutputTail();
     const onLine = (line) => {
       if (!NOISE.test(line)) say(`  ${line.trim()}`);
     };
-    child.stdout.on('data', (chunk) => tail.push(chunk, onLine));
-    child.stderr.on('data', (chunk) => tail.push(chunk, onLine));
+    // One splitter per stream: a line half-written on stdout must not merge with stderr's.
+    const splitters = [child.stdout, child.stderr].map((stream) => {
+      const lines = lineSplitter(onLine);
+      stream.on('data', (chunk) => {
+        tail.push(chunk);
+        lines.push(chunk);
+      });
+      return lines;
+    });
     const heartbeat = setInterval(() => {
       if (Date.now() - lastSaid >= HEARTBEAT_MS) say(`  … still ${still} (${seconds()} s)`);
     }, 1000);
     const fail = (why) => {
       clearInterval(heartbeat);
-      const output = tail.text();
+      const output = tail.text(30, { allFrames: true });
       reject(new Error(`${failure} (${why}).${output ? `\nIts last lines:\n${output}` : ''}`));
     };
     child.on('error', (err) => fail(err.code === 'ENOENT' ? `${command} was not found` : err.message));
     child.on('close', (code, signal) => {
-      tail.flush(onLine);
+      for (const lines of splitters) lines.flush();
       if (code !== 0) return fail(signal ? `stopped by ${signal}` : `exit code ${code}`);
       clearInterval(heartbeat);
       say(`${doing}: done in ${seconds()} s.`);

@@ -33,6 +33,23 @@ test('dev check: the workbook itself is clean, in well under 5 s', async () => {
   expect(Date.now() - started).toBeLessThan(5000);
 });
 
+test('the GitHub Classroom workflow grades every lab with a command that exists', () => {
+  const workflow = fs.readFileSync(path.join(ROOT, '.github', 'workflows', 'classroom.yml'), 'utf8');
+  const commands = [...workflow.matchAll(/^\s+command: (.*)$/gm)].map((m) => m[1]);
+  expect(commands).toEqual(labs.map((lab) => `npx workbook check ${lab.id}`));
+  const COMMANDS = require('../scripts/cli/commands');
+  const { findLab } = require('../scripts/lib/labs');
+  for (const command of commands) {
+    const [, , name, id] = command.split(' ');
+    expect(COMMANDS[name]).toBeDefined();
+    expect(findLab(id)).toBeDefined();
+  }
+  // Every step named in the reporter exists, and names with a colon are quoted (YAML).
+  const ids = [...workflow.matchAll(/^\s+id: (\S+)$/gm)].map((m) => m[1]);
+  expect(workflow).toContain(`runners: ${ids.join(',')}`);
+  for (const m of workflow.matchAll(/^\s+- name: (.*)$/gm)) if (m[1].includes(': ')) expect(m[1]).toMatch(/^'.*'$/);
+});
+
 describe('in a temporary copy of the workbook', () => {
   let root;
   beforeAll(() => {

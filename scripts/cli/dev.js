@@ -10,7 +10,7 @@ const path = require('node:path');
 const { ROOT, readLabs } = require('../lib/labs');
 const { lintWorkbook } = require('../lib/lab-lint');
 const { scaffoldLab } = require('../lib/lab-template');
-const { writeReadmeTable } = require('../lib/lab-tables');
+const { writeReadmeTable, writeClassroomWorkflow, CLASSROOM_WORKFLOW } = require('../lib/lab-tables');
 const { blobId, MANIFEST } = require('../lib/shipped');
 const { UsageError } = require('./errors');
 const { bold, green, red } = require('../lib/style');
@@ -47,9 +47,10 @@ const SUBCOMMANDS = {
     const fullSlug = `${number.padStart(2, '0')}-${slug}`;
     recordStarter(root, fullSlug);
     writeReadmeTable(root, readLabs(root));
+    writeClassroomWorkflow(root, readLabs(root));
     console.log(`Scaffolded lab ${fullSlug}:`);
     for (const file of written) console.log(`  ${file}`);
-    console.log('  (and its shipped starter in scripts/lib/shipped-starters.json, the README\'s lab table: generated)');
+    console.log("  (generated: its shipped starter in scripts/lib/shipped-starters.json, the README's lab table, the classroom workflow)");
     console.log(`\nNext: write the lab, replacing every TODO, then ${bold('npx workbook dev check')} until it is clean.`);
     return 0;
   },
@@ -71,8 +72,11 @@ const SUBCOMMANDS = {
 
   tables({ values }) {
     const root = rootOf(values);
-    const changed = writeReadmeTable(root, readLabs(root));
-    console.log(changed ? 'README.md: lab table rewritten from labs/labs.json.' : 'README.md: lab table already up to date.');
+    const labs = readLabs(root);
+    const readme = writeReadmeTable(root, labs);
+    const classroom = writeClassroomWorkflow(root, labs);
+    console.log(readme ? 'README.md: lab table rewritten from labs/labs.json.' : 'README.md: lab table already up to date.');
+    console.log(`${CLASSROOM_WORKFLOW}: ${classroom ? 'rewritten from labs/labs.json.' : 'already up to date.'}`);
     return 0;
   },
 };
@@ -83,7 +87,7 @@ module.exports = {
   help: [
     '  dev new NN slug --title "…"   scaffold a lab\'s own files and its entry in labs/labs.json',
     '  dev check                     lint every lab in seconds, without measuring: one line per problem',
-    '  dev tables                    rewrite the README\'s lab table from labs/labs.json',
+    '  dev tables                    rewrite the README\'s lab table and the classroom workflow from labs/labs.json',
     '  --root DIR                    act on another copy of the workbook',
   ],
   options: { title: { type: 'string' }, root: { type: 'string' } },

@@ -12,7 +12,7 @@ const path = require('node:path');
 const { readLabs } = require('./labs');
 const { SECTIONS, readWalkthrough } = require('./walkthrough');
 const { VERDICTS_TEST, TRAINER_SECTIONS } = require('./lab-template');
-const { labTable, README_MARKERS } = require('./lab-tables');
+const { labTable, README_MARKERS, CLASSROOM_WORKFLOW, classroomWorkflow } = require('./lab-tables');
 
 /** Repository paths named in a walkthrough, e.g. `labs/01-sync-pbkdf2/app.js`. */
 const REPO_PATH = /^(labs|solutions|scripts|test|site)\/[\w./-]+$/;
@@ -172,6 +172,13 @@ function lintReadmeTable(root, labs) {
   return current === labTable(labs).trim() ? [] : ['README.md: the lab table is out of date with labs/labs.json (run npx workbook dev tables)'];
 }
 
+function lintClassroom(root, labs) {
+  const file = path.join(root, CLASSROOM_WORKFLOW);
+  const rel = CLASSROOM_WORKFLOW.split(path.sep).join('/');
+  if (!exists(file)) return [`${rel}: missing (run npx workbook dev tables)`];
+  return read(file) === classroomWorkflow(labs) ? [] : [`${rel}: out of date with labs/labs.json (run npx workbook dev tables)`];
+}
+
 /**
  * Lints the workbook at `root`.
  * @returns {string[]} one line per problem; empty when all is well
@@ -198,7 +205,7 @@ function lintWorkbook(root) {
     problems.push(...lintShipped(lab, root, rel));
     problems.push(...lintCaptures(lab, check, root, rel));
   }
-  if (labs.length) problems.push(...lintReadmeTable(root, labs));
+  if (labs.length) problems.push(...lintReadmeTable(root, labs), ...lintClassroom(root, labs));
   return problems;
 }
 

@@ -1,7 +1,8 @@
 'use strict';
-// Tables that list the labs, generated from labs/labs.json so none can miss
-// a lab: the README's lab table (between its markers). `npx workbook dev
-// tables` rewrites it; `dev check` says when it is stale.
+// Everything that lists the labs, generated from labs/labs.json so none can
+// miss a lab: the README's lab table (between its markers) and the GitHub
+// Classroom autograding workflow. `npx workbook dev tables` rewrites them;
+// `dev check` says when one is stale.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -33,4 +34,69 @@ function writeReadmeTable(root, labs) {
   return true;
 }
 
-module.exports = { README_MARKERS, labTable, writeReadmeTable };
+const CLASSROOM_WORKFLOW = path.join('.github', 'workflows', 'classroom.yml');
+
+/**
+ * A GitHub Classroom autograding workflow: one graded step per lab, each the
+ * same check a learner runs (`npx workbook check NN`), worth one point. The
+ * checks are machine-relative, so a 2- or 4-vCPU runner judges as a laptop does.
+ */
+function classroomWorkflow(labs) {
+  const id = (lab) => `lab-${lab.id}`;
+  return [
+    '# Generated from labs/labs.json by `npx workbook dev tables`: do not edit by hand.',
+    '# GitHub Classroom autograding: each lab\'s check on the learner\'s repository,',
+    '# one point per lab that passes. A check that says "too noisy" fails its step;',
+    '# re-run the job.',
+    'name: Autograding',
+    "'on':",
+    '  - push',
+    '  - workflow_dispatch',
+    '  - repository_dispatch',
+    'permissions:',
+    '  checks: write',
+    '  actions: read',
+    '  contents: read',
+    'jobs:',
+    '  run-autograding-tests:',
+    '    runs-on: ubuntu-latest',
+    "    if: github.actor != 'github-classroom[bot]'",
+    '    steps:',
+    '      - uses: actions/checkout@v4',
+    '      - uses: actions/setup-node@v4',
+    '        with:',
+    '          node-version: 22',
+    '      - name: Install the workbook',
+    '        run: npm ci --no-audit --no-fund',
+    ...labs.flatMap((lab) => [
+      `      - name: '${`Lab ${lab.id} · ${lab.title}`.replace(/'/g, "''")}'`,
+      `        id: ${id(lab)}`,
+      '        uses: classroom-resources/autograding-command-grader@v1',
+      '        with:',
+      `          test-name: 'Lab ${lab.id}'`,
+      "          setup-command: ''",
+      `          command: npx workbook check ${lab.id}`,
+      '          timeout: 5',
+      '          max-score: 1',
+    ]),
+    '      - name: Autograding Reporter',
+    '        uses: classroom-resources/autograding-grading-reporter@v1',
+    '        env:',
+    ...labs.map((lab) => `          ${id(lab).toUpperCase()}_RESULTS: "\${{steps.${id(lab)}.outputs.result}}"`),
+    '        with:',
+    `          runners: ${labs.map(id).join(',')}`,
+    '',
+  ].join('\n');
+}
+
+/** Rewrites the classroom workflow; returns true when it changed. */
+function writeClassroomWorkflow(root, labs) {
+  const file = path.join(root, CLASSROOM_WORKFLOW);
+  const next = classroomWorkflow(labs);
+  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === next) return false;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, next);
+  return true;
+}
+
+module.exports = { README_MARKERS, CLASSROOM_WORKFLOW, labTable, writeReadmeTable, classroomWorkflow, writeClassroomWorkflow };

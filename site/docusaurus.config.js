@@ -57,7 +57,7 @@ module.exports = {
         include: ['*/README.md'],
         routeBasePath: 'labs',
         sidebarPath: require.resolve('./sidebars.js'),
-        // "01-sync-pbkdf2" is the lab's name, not an ordering prefix to strip.
+        // A lab's folder name ("NN-name") is its slug, not an ordering prefix to strip.
         numberPrefixParser: false,
         breadcrumbs: false,
         ...remark,

@@ -9,7 +9,12 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { labs, ROOT } = require('../scripts/lib/labs');
+const { labs, ROOT, checkOf, marginsOf } = require('../scripts/lib/labs');
+const { CHART_KINDS } = require('../scripts/checks/define-check');
+const { nextStepParts, partsToText } = require('../scripts/lib/wording');
+const { planAgenda, clockText } = require('../site/src/lib/agenda');
+const { worstMargins, factorText } = require('../site/src/lib/margins');
+const SITE_KINDS = require('../site/src/components/LabCharts/kinds').CHART_KINDS;
 const { materializeShipped, shippedContent } = require('../scripts/lib/shipped');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
 const { ensureBuilt, BUILD_DIR } = require('../scripts/lib/site');
@@ -34,6 +39,151 @@ function telltaleLine(content) {
     .map((line) => line.trim())
     .find((line) => line.length > 30 && !line.startsWith('//') && !line.startsWith("'use strict'"));
 }
+
+/** The text of a built page's article, tags dropped and whitespace collapsed. */
+function articleText(route) {
+  const html = fs.readFileSync(path.join(BUILD_DIR, ...route.split('/'), 'index.html'), 'utf8');
+  const article = /<article[\s\S]*<\/article>/.exec(html)[0];
+  return decode(article.replace(/<!--[\s\S]*?-->/g, '').replace(/<[^>]+>/g, ' ')).replace(/\s+/g, ' ');
+}
+
+/** Text without whitespace: markup leaves spaces around code and links that the source has not. */
+function squash(text) {
+  return text.replace(/\s+/g, '');
+}
+
+function decode(text) {
+  const named = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+  return text.replace(/&(#x?[0-9a-f]+|\w+);/gi, (m, code) =>
+    code[0] === '#' ? String.fromCodePoint(code[1] === 'x' ? parseInt(code.slice(2), 16) : Number(code.slice(1))) : named[code] ?? m,
+  );
+}
+
+/**
+ * The rows of the first table in a built page whose first header is `first`,
+ * as arrays of cell texts. (The minifier drops optional end tags such as
+ * </td> and </tr>, so rows and cells are split at their start tags.)
+ */
+function tableRows(route, first) {
+  const html = fs.readFileSync(path.join(BUILD_DIR, ...route.split('/'), 'index.html'), 'utf8');
+  const table = [...html.matchAll(/<table[\s\S]*?<\/table>/g)].map((m) => m[0]).find((t) => new RegExp(`<th[^>]*>${first}<`).test(t));
+  if (!table) throw new Error(`${route} has no table headed "${first}"`);
+  const text = (cell) => decode(cell.replace(/<!--[\s\S]*?-->/g, '').replace(/<[^>]+>/g, ' ')).replace(/\s+/g, ' ').trim();
+  return table
+    .split(/<tr\b[^>]*>/)
+    .slice(1)
+    .filter((row) => !/<th\b/.test(row))
+    .map((row) => row.split(/<td\b[^>]*>/).slice(1).map(text));
+}
+
+/** "below 0.5 × t", "at least 0.6×": a gate as the guide page words it. */
+function thresholdWords(gate) {
+  const value = gate.threshold.toLocaleString('en-GB');
+  const withUnit = gate.per ? `${value} × ${gate.per}` : gate.unit === '×' ? `${value}×` : `${value} ${gate.unit}`;
+  return `${gate.op === '<' ? 'below' : 'at least'} ${withUnit}`;
+}
+
+describe('one source for every lab: the site names none', () => {
+  test('no file of the site names a lab by its slug or branches on its id', () => {
+    const offenders = [];
+    const skip = new Set(['node_modules', 'build', '.docusaurus', 'captures']);
+    const sources = (dir) =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+        if (skip.has(entry.name)) return [];
+        const full = path.join(dir, entry.name);
+        return entry.isDirectory() ? sources(full) : /\.(js|mjs|jsx|md|mdx|css|json)$/.test(entry.name) ? [full] : [];
+      });
+    for (const file of sources(path.join(ROOT, 'site')).filter((f) => !f.endsWith('package-lock.json'))) {
+      const text = fs.readFileSync(file, 'utf8');
+      const rel = path.relative(ROOT, file);
+      for (const lab of labs) if (text.includes(lab.slug)) offenders.push(`${rel} names ${lab.slug}`);
+      for (const m of text.matchAll(/id\s*===?\s*['"]\d\d['"]|\blabs? 0\d\b|lab="\d\d"/gi)) {
+        // Comments documenting a component's attributes may show one.
+        const line = text.slice(text.lastIndexOf('\n', m.index) + 1, m.index);
+        if (!/^\s*(\/\/|\*)/.test(line)) offenders.push(`${rel}: ${m[0]}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  test('every chart kind a check may list is one the site draws', () => {
+    expect([...SITE_KINDS].sort()).toEqual([...CHART_KINDS].sort());
+    for (const lab of labs) for (const chart of checkOf(lab).charts) expect(SITE_KINDS).toContain(chart.kind);
+  });
+
+  test('every lab has its notes for trainers, with a Demo and a Pitfalls section', () => {
+    for (const lab of labs) {
+      const notes = fs.readFileSync(path.join(lab.checkDir, 'trainers.md'), 'utf8');
+      expect(notes).toMatch(/^## Demo$/m);
+      expect(notes).toMatch(/^## Pitfalls$/m);
+    }
+  });
+});
+
+describe('the next step after a check, in the words both the terminal and the site use', () => {
+  const list = labs.map((l) => ({ id: l.id, slug: l.slug, title: l.title, permalink: `/labs/${l.slug}`, hasReadme: true }));
+  const result = (lab, verdict) => ({ lab: lab.slug, verdict, app: `labs/${lab.slug}/app.js`, responses: [] });
+  const last = list.at(-1);
+
+  test('after a pass it points at the first lab not passed yet, wherever it is', () => {
+    const unfinished = [list[0].slug, last.slug];
+    const text = partsToText(nextStepParts(result(list[1], 'pass'), { labs: list, unfinished }));
+    expect(text).toContain(`go back to lab ${list[0].id}: npx workbook check ${list[0].id}`);
+    const fromFirst = partsToText(nextStepParts(result(list[0], 'pass'), { labs: list, unfinished }));
+    expect(fromFirst).toMatch(new RegExp(`go on to lab ${last.id}: npx workbook check ${last.id}$`));
+  });
+
+  test('the last lab is not "the last lab" while others are unfinished, and all passed says so', () => {
+    const open = partsToText(nextStepParts(result(last, 'pass'), { labs: list, unfinished: [list[0].slug] }));
+    expect(open).not.toMatch(/last lab/);
+    expect(open).toContain(`lab ${list[0].id}`);
+    const done = partsToText(nextStepParts(result(last, 'pass'), { labs: list, unfinished: [] }));
+    expect(done).toMatch(/every lab of the workbook has passed/);
+  });
+
+  test('the site gets the same decision as parts, with links', () => {
+    const parts = nextStepParts(result(last, 'pass'), { labs: list, unfinished: [list[0].slug], where: 'site' });
+    expect(parts).toContainEqual({ link: list[0].permalink, text: `lab ${list[0].id}: ${list[0].title}` });
+    expect(parts).toContainEqual({ link: '#why-it-works', text: '“Why it works”' });
+    const fail = nextStepParts(result(last, 'fail'), { labs: list, advice: 'Profile it with `npx workbook profile 01`', where: 'site' });
+    expect(fail).toContainEqual({ code: 'npx workbook profile 01' });
+    expect(fail).toContainEqual({ code: `labs/${last.slug}/app.js` });
+  });
+});
+
+describe("the trainers' agenda", () => {
+  const check = ({ blocks, total }, list) => {
+    expect(blocks[0].kind).toBe('setup');
+    expect(blocks.at(-1).kind).toBe('wrap-up');
+    expect(blocks.filter((b) => b.kind === 'lab').map((b) => b.lab)).toEqual(list);
+    for (let i = 1; i < blocks.length; i++) expect(blocks[i].start).toBe(blocks[i - 1].start + blocks[i - 1].minutes);
+    expect(total).toBe(blocks.at(-1).start + blocks.at(-1).minutes);
+    // No more than about 100 minutes of labs without a pause.
+    let run = 0;
+    for (const b of blocks) {
+      run = b.kind === 'lab' ? run + b.minutes : b.kind === 'setup' ? 0 : b.kind === 'wrap-up' ? run : 0;
+      expect(run).toBeLessThanOrEqual(100);
+    }
+  };
+
+  test('the labs of labs/labs.json, with breaks, and lunch only in a day past 3.5 h of work', () => {
+    const plan = planAgenda(labs);
+    check(plan, labs);
+    const work = plan.blocks.filter((b) => b.kind !== 'break' && b.kind !== 'lunch').reduce((n, b) => n + b.minutes, 0);
+    expect(plan.blocks.some((b) => b.kind === 'lunch')).toBe(work > 210);
+  });
+
+  test('eight labs make a full day, with one lunch around midday', () => {
+    const eight = Array.from({ length: 8 }, (_, i) => ({ ...labs[i % labs.length], minutes: [40, 45][i % 2] }));
+    const plan = planAgenda(eight);
+    check(plan, eight);
+    const lunches = plan.blocks.filter((b) => b.kind === 'lunch');
+    expect(lunches).toHaveLength(1);
+    expect(lunches[0].start).toBeGreaterThanOrEqual(150);
+    expect(lunches[0].start).toBeLessThanOrEqual(240);
+    expect(plan.total).toBeLessThanOrEqual(8.5 * 60);
+  });
+});
 
 beforeAll(async () => {
   const started = Date.now();
@@ -71,20 +221,54 @@ describe('the built site', () => {
     expect(offenders).toEqual([]);
   });
 
-  test("the trainers' agenda gives each lab its time from scripts/lib/labs.js", () => {
-    const agenda = fs.readFileSync(path.join(ROOT, 'site', 'docs', 'trainers.md'), 'utf8');
+  test("the trainers' page: the agenda from labs/labs.json, and each lab's demo and pitfalls", () => {
+    const rows = tableRows('guide/trainers', 'Start');
     for (const lab of labs) {
-      const row = agenda.split('\n').find((line) => line.includes(`Lab ${lab.id} · `));
+      const row = rows.find((cells) => cells[1] === `Lab ${lab.id} · ${lab.title}`);
       expect(row).toBeDefined();
-      expect(row).toContain(lab.title);
-      expect(row).toMatch(new RegExp(`\\|\\s*${lab.minutes} min\\s*\\|\\s*$`));
+      expect(row[2]).toBe(`${lab.minutes} min`);
     }
     // The start times add up: each block starts when the one before ends.
-    const rows = [...agenda.matchAll(/^\|\s*(\d+):(\d\d)\s*\|.*\|\s*(\d+) min\s*\|\s*$/gm)];
-    for (let i = 1; i < rows.length; i++) {
-      const start = (m) => Number(m[1]) * 60 + Number(m[2]);
-      expect(start(rows[i])).toBe(start(rows[i - 1]) + Number(rows[i - 1][3]));
+    const minutes = (clock) => Number(clock.split(':')[0]) * 60 + Number(clock.split(':')[1]);
+    for (let i = 1; i < rows.length; i++) expect(minutes(rows[i][0])).toBe(minutes(rows[i - 1][0]) + parseInt(rows[i - 1][2], 10));
+    expect(rows.map((r) => r[0])).toEqual(planAgenda(labs).blocks.map((b) => clockText(b.start)));
+
+    const text = articleText('guide/trainers');
+    for (const lab of labs) {
+      const notes = fs.readFileSync(path.join(lab.checkDir, 'trainers.md'), 'utf8');
+      // The first words of each section, as the page shows them.
+      for (const heading of ['Demo', 'Pitfalls']) {
+        const body = notes.split(`## ${heading}`)[1].split(/^## /m)[0];
+        const words = body.replace(/[`*]/g, '').replace(/^\s*-\s*/, '').trim().split(/\s+/).slice(0, 6).join(' ');
+        expect(squash(text)).toContain(squash(words));
+      }
     }
+    expect(text).not.toMatch(/--tool doctor\b/);
+  });
+
+  test('"How the checks measure": every gate with its threshold, every calibration and noise rule, the measured margins', () => {
+    const gateRows = tableRows('guide/how-checks-measure', 'Lab').filter((cells) => cells.length >= 2);
+    const text = articleText('guide/how-checks-measure');
+    for (const lab of labs) {
+      const check = checkOf(lab);
+      for (const [id, gate] of Object.entries(check.gates)) {
+        const row = gateRows.find((cells) => cells.some((c) => c.startsWith(gate.label)));
+        expect(row).toBeDefined();
+        expect(row.join(' ')).toContain(thresholdWords({ id, ...gate }));
+      }
+      const plain = (markdown) => squash(markdown.replace(/[`*]/g, ''));
+      if (check.explain.calibration) expect(squash(text)).toContain(plain(check.explain.calibration));
+      expect(squash(text)).toContain(plain(check.explain.noise));
+      // The worst recorded margin of each gate and side, as the table shows it.
+      for (const row of worstMargins(Object.keys(check.gates).map((id) => ({ id })), marginsOf(lab))) {
+        for (const side of ['starter', 'solution']) {
+          if (!row[side] || (side === 'starter' && !check.starterFails.includes(row.id))) continue;
+          expect(text).toContain(`${factorText(row[side].margin)} ${side === 'starter' ? 'past' : 'inside'}`);
+        }
+      }
+    }
+    // No claim the margins do not back.
+    expect(text).not.toMatch(/at least about 3× away/);
   });
 });
 
@@ -177,8 +361,8 @@ inBrowser('the site in a browser, served by the workbook server', () => {
   test('the guide pages show the thresholds from the check modules', async () => {
     const page = await visit('/guide/how-checks-measure', { name: 'how-checks-measure' });
     const text = await page.textContent('article');
-    const { GATES } = require(labs[0].checkModule);
-    expect(text).toContain(`below ${GATES.healthP50} × t`);
+    const [id, gate] = Object.entries(checkOf(labs[0]).gates)[0];
+    expect(text).toContain(thresholdWords({ id, ...gate }));
     expect(page.problems).toEqual([]);
     await page.close();
     const trainers = await visit('/guide/trainers', { name: 'trainers' });

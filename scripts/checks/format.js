@@ -4,7 +4,8 @@
 
 const { bold, dim, green, red, yellow } = require('../lib/style');
 const { labs, checkOf } = require('../lib/labs');
-const { formatNumber, needsText, marginText, VERDICT_WORDS } = require('../lib/wording');
+const { formatNumber, needsText, marginText, VERDICT_WORDS, nextStepParts, partsToText } = require('../lib/wording');
+const { unfinishedLabs } = require('../lib/progress');
 
 const MARK = { pass: '✓', fail: '✗' };
 
@@ -20,33 +21,17 @@ function formatGate(g) {
 }
 
 /**
- * What to do after this result. `watching`: for `workbook watch`, where the
- * next check starts when the learner saves, not when they run it.
+ * What to do after this result, as one line (the decisions and words are
+ * nextStepParts() in scripts/lib/wording.js, shared with the site).
+ * `watching`: for `workbook watch`, where the next check starts when the
+ * learner saves, not when they run it. After a pass it names the first lab
+ * the learner has not passed yet (from their progress record).
  */
 function nextStep(result, { watching = false } = {}) {
   const lab = labs.find((l) => l.slug === result.lab);
-  const readme = `labs/${result.lab}/README.md`;
-  const again = watching ? 'save' : 'check again';
-  switch (result.verdict) {
-    case 'pass': {
-      const following = labs[labs.indexOf(lab) + 1];
-      const solution = watching ? ` (npx workbook solution ${lab.id} shows the reference and why it works.)` : '';
-      if (!following) return `Read "Why it works" in ${readme}. That was the last lab.${solution}`;
-      // Ends on the command, so it can be copied as it is.
-      const go = `Read "Why it works" in ${readme}, then go on to lab ${following.id}: npx workbook ${watching ? 'watch' : 'check'} ${following.id}`;
-      return watching ? `${go}.${solution}` : go;
-    }
-    case 'fail': {
-      if (result.crash) return watching ? 'Fix the error above and save: the check runs again.' : `Fix the error above, then run the check again: npx workbook check ${lab.id}`;
-      if (result.responses.some((r) => !r.pass)) return `Make the responses above right again (the fix must keep the app's behaviour), then ${again}.`;
-      const advice = checkOf(lab).advice;
-      return `${advice || `Profile the app (see "Profile" in ${readme})`}, change ${result.app}, and ${again}.`;
-    }
-    case 'noisy':
-      return 'Close other busy programs (builds, video calls, browsers with heavy tabs) and run the check again.';
-    default:
-      return 'This is a problem with the workbook, not your code: run `npm ci` again, then `npm test`.';
-  }
+  const unfinished = unfinishedLabs().map((l) => l.slug);
+  const advice = lab ? checkOf(lab).advice : undefined;
+  return partsToText(nextStepParts(result, { labs, unfinished, advice, where: watching ? 'watch' : 'check' }));
 }
 
 const VERDICT_COLOUR = { pass: green, fail: red, noisy: yellow, error: yellow };

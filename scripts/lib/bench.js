@@ -72,4 +72,38 @@ function marginText(m) {
   return `${Math.abs(m) >= 100 ? '>100' : Math.abs(m).toFixed(1)}× ${m >= 0 ? 'inside' : 'past'}`;
 }
 
-module.exports = { measureLab, marginText };
+/**
+ * Records a bench's summary in the lab's check/margins.json: one row per
+ * (Node version, hog count); a new bench replaces the row it measured again.
+ * Only benches of 10 runs or more are worth recording as margins.
+ */
+function writeMargins(lab, summary, { node, hogs, runs, machine, date = new Date().toISOString().slice(0, 10) }) {
+  const fs = require('node:fs');
+  const { marginsOf } = require('./labs');
+  const margins = marginsOf(lab) || { about: 'Measured by `npm run bench -- --runs 10 [--hog] --write`.', machine, benches: [] };
+  const row = {
+    node,
+    hogs,
+    runs,
+    date,
+    gates: Object.fromEntries(
+      summary.gates.map((g) => [
+        g.id,
+        Object.fromEntries(
+          ['starter', 'solution']
+            .filter((side) => g[side])
+            .map((side) => [side, { ratio: Number(g[side].ratio.toPrecision(3)), worst: Number(g[side].worstMargin.toPrecision(3)) }]),
+        ),
+      ]),
+    ),
+    verdicts: Object.fromEntries(Object.entries(summary.verdicts).map(([side, v]) => [side, `${v.right}/${v.total}`])),
+    checkSeconds: { median: Number(summary.checkSeconds.median.toFixed(1)), max: Number(summary.checkSeconds.max.toFixed(1)) },
+  };
+  margins.machine = machine || margins.machine;
+  margins.benches = [...margins.benches.filter((b) => !(b.node === node && b.hogs === hogs)), row].sort(
+    (a, b) => a.node.localeCompare(b.node, undefined, { numeric: true }) || a.hogs - b.hogs,
+  );
+  fs.writeFileSync(lab.marginsFile, `${JSON.stringify(margins, null, 2)}\n`);
+}
+
+module.exports = { measureLab, marginText, writeMargins };

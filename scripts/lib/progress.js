@@ -75,9 +75,14 @@ function stateOf(lab) {
   return { state: 'in-progress', entry };
 }
 
+/** The labs the learner has not passed (or whose app changed since it passed), in order. */
+function unfinishedLabs() {
+  return labs.filter((lab) => stateOf(lab).state !== 'passing');
+}
+
 /** The first lab the learner has not passed, or null when every lab passes. */
 function nextLab() {
-  return labs.find((lab) => stateOf(lab).state !== 'passing') || null;
+  return unfinishedLabs()[0] || null;
 }
 
 /** How many of a lab's hints the learner has seen. */
@@ -93,4 +98,4 @@ function recordHintSeen(lab, count) {
   save(data);
 }
 
-module.exports = { FILE, load, recordCheck, stateOf, nextLab, hintsSeen, recordHintSeen };
+module.exports = { FILE, load, recordCheck, stateOf, unfinishedLabs, nextLab, hintsSeen, recordHintSeen };

@@ -81,16 +81,20 @@ function filesUnder(dir, skip = new Set()) {
  */
 function buildInputs() {
   const editable = new Set(labs.flatMap((lab) => labFiles(lab).map((file) => `labs/${lab.slug}/${file}`)));
+  // The walkthroughs, their images, the lab list and each lab's check folder
+  // (gates, margins, trainers' notes).
   const labInputs = filesUnder(path.join(ROOT, 'labs')).filter(
-    (file) => !editable.has(file) && (/\/README\.md$/.test(file) || /\.(png|jpe?g|gif|svg|webp)$/i.test(file)),
+    (file) =>
+      !editable.has(file) &&
+      (/\/README\.md$/.test(file) || /\.(png|jpe?g|gif|svg|webp)$/i.test(file) || file === 'labs/labs.json' || /^labs\/[^/]+\/check\//.test(file)),
   );
   return [
     ...filesUnder(SITE_DIR, new Set(['node_modules', 'build', '.docusaurus'])),
     ...labInputs,
     ...filesUnder(path.join(ROOT, 'solutions')),
-    ...filesUnder(path.join(ROOT, 'test', 'checks')),
-    // The lab list and the shipped-starter manifest.
+    // The shipped-starter manifest, the wording, and the check contract.
     ...filesUnder(path.join(ROOT, 'scripts', 'lib')),
+    ...filesUnder(path.join(ROOT, 'scripts', 'checks')),
     ...quotedFiles([...labInputs, ...filesUnder(path.join(SITE_DIR, 'docs'))]),
     'package.json',
   ]

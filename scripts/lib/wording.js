@@ -35,4 +35,86 @@ const VERDICT_WORDS = {
   error: 'COULD NOT CHECK',
 };
 
-module.exports = { formatNumber, thresholdText, needsText, marginText, VERDICT_WORDS };
+/** Splits "Profile it with `npx workbook profile 01`" into text and {code} parts. */
+function withCode(text) {
+  return String(text)
+    .split(/(`[^`]+`)/)
+    .filter(Boolean)
+    .map((part) => (part.startsWith('`') ? { code: part.slice(1, -1) } : part));
+}
+
+/**
+ * What to do after a check, as parts: strings, {code} (a command or path
+ * inside a sentence), {command} (a whole command that ends the sentence, so a
+ * terminal prints it bare, ready to copy) and {link, text} (a place on the
+ * site). The terminal and the site render the same parts.
+ *
+ * @param {object} result a check result (scripts/checks/run-check.js)
+ * @param {object} options
+ * @param {Array<{id:string, slug:string, title:string, permalink?:string, hasReadme?:boolean}>} options.labs
+ *   every lab, in order
+ * @param {string[]|null} [options.unfinished] slugs of the labs the learner has
+ *   not passed yet, or null when their progress is unknown (then the next lab
+ *   in order is suggested)
+ * @param {string} [options.advice] the check's advice after a fail (markdown `code`)
+ * @param {'check'|'watch'|'site'} [options.where] `npx workbook check`, `watch`
+ *   (the next check starts on save) or the site (links instead of file names)
+ */
+function nextStepParts(result, { labs, unfinished = null, advice, where = 'check' }) {
+  const lab = labs.find((l) => l.slug === result.lab) || { id: String(result.lab).slice(0, 2), slug: result.lab };
+  const site = where === 'site';
+  const readme = `labs/${lab.slug}/README.md`;
+  const again = where === 'watch' ? 'save' : 'check again';
+  switch (result.verdict) {
+    case 'pass': {
+      const read = site ? ['Read ', { link: '#why-it-works', text: '“Why it works”' }] : [`Read "Why it works" in ${readme}`];
+      const solution = where === 'watch' ? [' (', { code: `npx workbook solution ${lab.id}` }, ' shows the reference and why it works.)'] : [];
+      const following = unfinished
+        ? labs.find((l) => l.slug !== lab.slug && unfinished.includes(l.slug))
+        : labs[labs.indexOf(lab) + 1];
+      if (!following) {
+        const done = unfinished ? ' With this one, every lab of the workbook has passed its check.' : ' That was the last lab.';
+        return [...read, `.${done}`, ...solution];
+      }
+      const go = labs.indexOf(following) < labs.indexOf(lab) ? 'go back to' : 'go on to';
+      if (site) {
+        const name = `lab ${following.id}: ${following.title}`;
+        return [...read, `, then ${go} `, following.hasReadme ? { link: following.permalink, text: name } : name, '.'];
+      }
+      const command = `npx workbook ${where === 'watch' ? 'watch' : 'check'} ${following.id}`;
+      // Ends on the command, so it can be copied as it is.
+      const line = [...read, `, then ${go} lab ${following.id}: `, { command }];
+      return where === 'watch' ? [...line, '.', ...solution] : line;
+    }
+    case 'fail': {
+      if (result.crash) {
+        if (where === 'watch') return ['Fix the error above and save: the check runs again.'];
+        if (site) return ['Fix the error above, then run the check again.'];
+        return ['Fix the error above, then run the check again: ', { command: `npx workbook check ${lab.id}` }];
+      }
+      if ((result.responses || []).some((r) => !r.pass)) {
+        return [`Make the responses above right again (the fix must keep the app's behaviour), then ${again}.`];
+      }
+      const how = advice ? withCode(advice) : [`Profile the app (see "Profile" in ${site ? 'the walkthrough above' : readme})`];
+      return [...how, ', change ', { code: result.app }, `, and ${again}.`];
+    }
+    case 'noisy':
+      return ['Close other busy programs (builds, video calls, browsers with heavy tabs) and run the check again.'];
+    default:
+      return ['This is a problem with the workbook, not your code: run ', { code: 'npm ci' }, ' again, then ', { code: 'npm test' }, '.'];
+  }
+}
+
+/** Parts as terminal text: `code` in backticks, a closing command bare, a link by its text. */
+function partsToText(parts) {
+  return parts
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      if (part.command) return part.command;
+      if (part.code) return `\`${part.code}\``;
+      return part.text;
+    })
+    .join('');
+}
+
+module.exports = { formatNumber, thresholdText, needsText, marginText, VERDICT_WORDS, withCode, nextStepParts, partsToText };

@@ -1,18 +1,27 @@
 'use strict';
-// The workbook plugin: at build time it reads the lab list
-// (scripts/lib/labs.js, the one source of truth) and, for every lab, the
-// files its page shows (shipped starter, check, reference solution and the
-// diff between them), the check's thresholds, and the captured measurements.
+// The workbook plugin: at build time it reads the lab list (labs/labs.json,
+// through scripts/lib/labs.js) and, for every lab, the files its page shows
+// (shipped starter, check, reference solution and the diff between them),
+// what its check definition declares (gates, settings, advice, charts,
+// explanations), its measured margins, its notes for trainers, and the
+// captured measurements.
 // Pages read it all with usePluginData('workbook').
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { structuredPatch } = require('diff');
-const { ROOT, labs, labFiles, readRepoFile, repoPath, isFile, hasWalkthrough, checkOf } = require('./repo');
+// A dependency of the workbook itself (its root package), as scripts/lib uses it.
+const MarkdownIt = require('markdown-it');
+const { ROOT, METADATA, labs, labFiles, readRepoFile, repoPath, isFile, hasWalkthrough, checkOf, marginsOf } = require('./repo');
+
+const { CHART_KINDS } = require('../../src/components/LabCharts/kinds');
+
+// Notes and explanations are the workbook's own text: no raw HTML, typographic quotes off (as written).
+const markdown = new MarkdownIt({ html: false, linkify: false });
 
 const CAPTURES_DIR = path.join(__dirname, '..', '..', 'static', 'captures');
 const CONTEXT_LINES = 4;
-// A lab file bigger than this (lab 04's generated 140 KB template) is shown
+// A lab file bigger than this (a generated template of 140 KB, say) is shown
 // by its first lines only: the page is for reading, the editor for the rest.
 const PREVIEW_LIMIT = { bytes: 16 * 1024, lines: 40 };
 
@@ -32,19 +41,79 @@ function languageOf(file) {
   return { js: 'js', hbs: 'handlebars', json: 'json', md: 'markdown' }[ext] || 'text';
 }
 
-/** What a check module exports for pages: its thresholds, its load settings and its advice on a fail. */
-function checkModuleFacts(lab) {
-  let mod;
+/**
+ * What pages show of a lab's check definition (labs/<slug>/check/index.js,
+ * declared with scripts/checks/define-check.js) and of its measured margins
+ * (check/margins.json): plain data only, no functions.
+ */
+function checkFacts(lab) {
+  let check;
   try {
-    mod = checkOf(lab);
+    check = checkOf(lab);
   } catch (err) {
     throw new Error(
-      `The site reads each lab's thresholds from ${repoPath(lab.checkModule)}, which could not be loaded ` +
+      `The site reads each lab's gates from ${repoPath(lab.checkModule)}, which could not be loaded ` +
         `(${err.message}). Run \`npm ci\` at the workbook's root first.`,
     );
   }
-  if (!mod.GATES) throw new Error(`${repoPath(lab.checkModule)} exports no GATES: the site cannot show its thresholds.`);
-  return { gates: mod.GATES, load: mod.LOAD || {}, advice: mod.advice || null };
+  for (const chart of check.charts) {
+    if (!CHART_KINDS.includes(chart.kind)) {
+      throw new Error(`${repoPath(lab.checkModule)} asks for a chart of kind ${JSON.stringify(chart.kind)}, which the site does not draw (site/src/components/LabCharts draws ${CHART_KINDS.join(', ')}).`);
+    }
+  }
+  const gates = Object.entries(check.gates).map(([id, g]) => ({
+    id,
+    label: g.label,
+    op: g.op,
+    threshold: g.threshold,
+    per: g.per || null,
+    unit: g.unit,
+    starterFails: check.starterFails.includes(id),
+  }));
+  return {
+    gates,
+    settings: check.settings,
+    advice: check.advice,
+    charts: check.charts,
+    tools: check.tools,
+    captureSpecs: check.captures,
+    explain: {
+      kind: check.explain.kind,
+      calibrationHtml: check.explain.calibration ? markdown.renderInline(check.explain.calibration) : null,
+      noiseHtml: markdown.renderInline(check.explain.noise),
+    },
+    margins: marginsOf(lab),
+  };
+}
+
+/**
+ * The lab's notes for trainers (check/trainers.md): its '## Demo' and
+ * '## Pitfalls' sections, rendered to HTML here (markdown-it, raw HTML off)
+ * so that the page needs no markdown renderer of its own.
+ */
+function trainerNotes(lab) {
+  const file = path.join(lab.checkDir, 'trainers.md');
+  if (!isFile(file)) {
+    console.warn(`[workbook] ${repoPath(file)} is missing: the trainers' page shows no demo or pitfalls for ${lab.slug}.`);
+    return null;
+  }
+  const text = fs.readFileSync(file, 'utf8').replace(/\r\n/g, '\n');
+  const sections = {};
+  let current = null;
+  for (const line of text.split('\n')) {
+    const heading = /^##\s+(.+?)\s*$/.exec(line);
+    if (heading) {
+      current = heading[1].toLowerCase();
+      sections[current] = [];
+    } else if (current) {
+      sections[current].push(line);
+    }
+  }
+  const section = (name) => {
+    if (!sections[name]) throw new Error(`${repoPath(file)} has no '## ${name[0].toUpperCase()}${name.slice(1)}' section: the trainers' page shows it.`);
+    return markdown.render(sections[name].join('\n').trim());
+  };
+  return { path: repoPath(file), demoHtml: section('demo'), pitfallsHtml: section('pitfalls') };
 }
 
 function solutionDiff(lab, starter) {
@@ -117,7 +186,8 @@ function loadWorkbook() {
         starterFiles: starterFiles.map(({ full, ...file }) => ({ ...file, ...shown(full) })),
         check: { path: checkPath, ...shown(readRepoFile(checkPath)) },
         solution,
-        ...checkModuleFacts(lab),
+        ...checkFacts(lab),
+        trainers: trainerNotes(lab),
         captures: capturesFor(captures, lab),
       };
     }),
@@ -136,10 +206,10 @@ module.exports = function workbookPlugin() {
     getPathsToWatch() {
       // `docusaurus start` reloads when any of these change.
       return [
-        path.join(ROOT, 'scripts/lib/labs.js'),
+        METADATA,
         path.join(ROOT, 'scripts/lib/shipped-starters.json'),
         path.join(ROOT, 'solutions/**/*'),
-        path.join(ROOT, 'test/checks/*.js'),
+        path.join(ROOT, 'labs/*/check/*.{js,json,md}'),
         path.join(CAPTURES_DIR, 'index.json'),
       ];
     },

@@ -7,12 +7,12 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-const { labs, checkOf } = require(path.join(ROOT, 'scripts', 'lib', 'labs.js'));
+const { labs, checkOf, marginsOf, METADATA } = require(path.join(ROOT, 'scripts', 'lib', 'labs.js'));
 const { shippedContent, labFiles } = require(path.join(ROOT, 'scripts', 'lib', 'shipped.js'));
 // The standard sections of a walkthrough, as the docs tests know them.
 const { SECTIONS } = require(path.join(ROOT, 'scripts', 'lib', 'walkthrough.js'));
 
-/** Repository-relative path with forward slashes, e.g. "solutions/01-sync-pbkdf2/app.js". */
+/** Repository-relative path with forward slashes, e.g. "solutions/<slug>/app.js". */
 function repoPath(absolute) {
   return path.relative(ROOT, absolute).split(path.sep).join('/');
 }
@@ -65,4 +65,4 @@ function normalise(text) {
   return text.replace(/\r\n/g, '\n');
 }
 
-module.exports = { ROOT, labs, labFiles, SECTIONS, repoPath, readRepoFile, isFile, hasWalkthrough, checkOf };
+module.exports = { ROOT, METADATA, labs, labFiles, SECTIONS, repoPath, readRepoFile, isFile, hasWalkthrough, checkOf, marginsOf };

@@ -2,9 +2,9 @@
 // figures, thresholds, margins and verdict names come from the one module both
 // use (scripts/lib/wording.js); the rest is what only a page needs (dates,
 // links in the next step).
-import { formatNumber, marginText, needsText, VERDICT_WORDS } from '../../../scripts/lib/wording';
+import { formatNumber, marginText, needsText, nextStepParts, VERDICT_WORDS, withCode } from '../../../scripts/lib/wording';
 
-export { formatNumber, marginText, needsText };
+export { formatNumber, marginText, needsText, withCode };
 
 const TONES = { pass: 'pass', fail: 'fail', noisy: 'warn', error: 'warn' };
 export const VERDICTS = Object.fromEntries(Object.entries(VERDICT_WORDS).map(([verdict, text]) => [verdict, { text, tone: TONES[verdict] }]));
@@ -30,50 +30,16 @@ export function formatDate(iso) {
 }
 
 /**
- * What to do next, as a list of parts: strings, {code} or {link, text}.
- * Same decisions and words as nextStep() in scripts/checks/format.js, with
- * links where the terminal names a file.
+ * What to do next, as parts for <Rich>: the same decisions and words as the
+ * terminal's (nextStepParts in scripts/lib/wording.js), with links where the
+ * terminal names a file.
+ * @param {object} result the check result
+ * @param {object[]} labs the labs as the workbook plugin loaded them
+ * @param {object[]|null} states the labs' states from the workbook server's API
+ *   (GET /api/labs), or null when unknown
  */
-export function nextStep(result, labs, checkAdvice) {
-  const index = labs.findIndex((l) => l.slug === result.lab);
-  switch (result.verdict) {
-    case 'pass': {
-      const following = labs[index + 1];
-      if (!following) return ['Read ', { link: '#why-it-works', text: '“Why it works”' }, '. That was the last lab.'];
-      const name = `lab ${following.id}: ${following.title}`;
-      return [
-        'Read ',
-        { link: '#why-it-works', text: '“Why it works”' },
-        ', then go on to ',
-        following.hasReadme ? { link: following.permalink, text: name } : name,
-        '.',
-      ];
-    }
-    case 'fail':
-      if (result.crash) return ['Fix the error above, then run the check again.'];
-      if (result.responses.some((r) => !r.pass)) {
-        return ["Make the responses above right again (the fix must keep the app's behaviour), then check again."];
-      }
-      return [
-        ...withCode(checkAdvice || `Profile the app (see “Profile” above)`),
-        ', change ',
-        { code: result.app },
-        ', and check again.',
-      ];
-    case 'noisy':
-      return ['Close other busy programs (builds, video calls, browsers with heavy tabs) and run the check again.'];
-    default:
-      return [
-        'This is a problem with the workbook, not your code: run ',
-        { code: 'npm ci' },
-        ' again, then ',
-        { code: 'npm test' },
-        '.',
-      ];
-  }
-}
-
-/** Splits "Profile it with `npx workbook profile 01`" into text and {code} parts. */
-export function withCode(text) {
-  return text.split(/(`[^`]+`)/).filter(Boolean).map((part) => (part.startsWith('`') ? { code: part.slice(1, -1) } : part));
+export function nextStep(result, labs, states) {
+  const lab = labs.find((l) => l.slug === result.lab);
+  const unfinished = states ? states.filter((s) => s.state !== 'passing').map((s) => s.slug) : null;
+  return nextStepParts(result, { labs, unfinished, advice: lab?.advice, where: 'site' });
 }

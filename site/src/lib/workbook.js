@@ -5,7 +5,7 @@ export function useWorkbook() {
   return usePluginData('workbook');
 }
 
-/** One lab by id ("01") or slug ("01-sync-pbkdf2"), or undefined. */
+/** One lab by id (the two digits of its slug) or slug (its folder name), or undefined. */
 export function useLab(idOrSlug) {
   return useWorkbook().labs.find((lab) => lab.id === idOrSlug || lab.slug === idOrSlug);
 }

@@ -118,7 +118,7 @@ export default function Home() {
               <li>Profile the app and read the profile.</li>
               <li>Fix it, with hints if you want them.</li>
               <li>
-                Prove it: <strong>Check my fix</strong> on the lab's page, or <code>npx workbook check 01</code>.
+                Prove it: <strong>Check my fix</strong> on the lab's page, or <code>npx workbook check &lt;lab&gt;</code>.
               </li>
             </ol>
           </div>

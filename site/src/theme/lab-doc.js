@@ -1,5 +1,5 @@
 // Which lab, if any, the current doc page is: lab pages are the docs of the
-// "default" docs plugin, with ids like "01-sync-pbkdf2/README".
+// "default" docs plugin, with ids like "<slug>/README".
 import { useDoc } from '@docusaurus/plugin-content-docs/client';
 import { labTocEntries } from '../components/LabPanel';
 import { useWorkbook } from '../lib/workbook';

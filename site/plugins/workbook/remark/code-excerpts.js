@@ -1,7 +1,7 @@
 'use strict';
 // A fenced code block whose title is a workbook path, e.g.
 //
-//   ```js title="solutions/01-sync-pbkdf2/app.js"
+//   ```js title="solutions/<lab>/app.js"
 //
 // is an excerpt of that file. At build time its lines are looked up in the
 // real file (the *shipped* starter for labs/… files) and the block is

@@ -1,6 +1,6 @@
 'use strict';
 // The walkthroughs are written to read well on GitHub, so they link to files
-// relatively: [app.js](app.js), [the solution](../../solutions/01-…/app.js).
+// relatively: [app.js](app.js), [the solution](../../solutions/<slug>/app.js).
 // On the site those files are not pages. This plugin points each such link
 // at the place on the site that shows the file (the lab page's files
 // section), and turns links to files the site does not show into plain text,
@@ -22,13 +22,13 @@ function siteTarget(relPath, hash) {
   if (parts[0] === 'labs' && lab) {
     if (!hasWalkthrough(lab)) return null;
     if (parts.length === 2 || parts[2] === 'README.md') return labPage(lab.slug) + hash;
+    // The check's definition is shown in the files section; its other files
+    // (margins, verdict test, trainers' notes) nowhere.
+    if (relPath === repoPath(lab.checkModule)) return `${labPage(lab.slug)}#check`;
+    if (parts[2] === 'check') return null;
     return `${labPage(lab.slug)}#starter`;
   }
   if (parts[0] === 'solutions' && lab) return hasWalkthrough(lab) ? `${labPage(lab.slug)}#solution` : null;
-  if (relPath.startsWith('test/checks/')) {
-    const owner = labs.find((l) => relPath === `test/checks/${l.slug}.js`);
-    if (owner) return hasWalkthrough(owner) ? `${labPage(owner.slug)}#check` : null;
-  }
   const doc = /^site\/docs\/([\w-]+)\.mdx?$/.exec(relPath);
   if (doc) return `/guide/${doc[1]}${hash}`;
   return null;

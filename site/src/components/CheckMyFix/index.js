@@ -175,7 +175,9 @@ export default function CheckMyFix({ lab }) {
       {run.phase === 'remembered' && run.result && (
         <p className={styles.muted}>Your last check in this browser, {formatWhen(run.result.startedAt)}:</p>
       )}
-      {run.result && <CheckResult result={run.result} previous={run.phase === 'done' ? previous : null} />}
+      {run.result && (
+        <CheckResult result={run.result} previous={run.phase === 'done' ? previous : null} states={api.status === 'here' ? api.labs : null} />
+      )}
     </div>
   );
 }

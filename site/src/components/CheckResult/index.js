@@ -88,10 +88,11 @@ function Problem({ problem }) {
  * @param {object} props
  * @param {object} props.result a check result (scripts/checks/run-check.js)
  * @param {{name:string, result:object}} [props.previous] an earlier result to chart beside it
+ * @param {object[]} [props.states] every lab's state from the workbook server (GET /api/labs), for
+ *   the next step after a pass; omitted when unknown
  */
-export default function CheckResult({ result, previous }) {
+export default function CheckResult({ result, previous, states = null }) {
   const { labs } = useWorkbook();
-  const lab = labs.find((l) => l.slug === result.lab);
   const env = result.environment || {};
   // Coloured by verdict: green only ever means a passing app.
   const runs = [
@@ -138,7 +139,7 @@ export default function CheckResult({ result, previous }) {
       )}
       <p className={styles.next}>
         <strong>Next: </strong>
-        <Rich parts={nextStep(result, labs, lab?.advice)} />
+        <Rich parts={nextStep(result, labs, states)} />
       </p>
       <LabCharts lab={result.lab} runs={runs} />
     </div>

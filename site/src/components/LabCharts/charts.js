@@ -1,9 +1,10 @@
-// The chart.js side of LabCharts, loaded in the browser only. One small set
-// of charts per lab, chosen by what its check measures:
-//   01  /health and event-loop delay against their thresholds; /auth req/s against its ceilings
-//   02  requests per CPU-second per round, yours against the reference's
-//   03  heap after a forced GC, over requests
-//   04  lone-request latency against its threshold; req/s per round against the reference
+// The chart.js side of LabCharts, loaded in the browser only. A lab's check
+// definition lists its charts (`charts` in labs/<slug>/check/index.js); each
+// is drawn by its kind, from the results' gates and series:
+//   gate-bars           each listed gate's value against its threshold, per run
+//   rounds              per-round throughput, yours against the reference (series.throughput)
+//   heap-over-requests  heap after a forced GC, over requests (series.heap)
+//   ceilings            a throughput (series[spec.series]) against the ceilings in series.ceilings
 import React from 'react';
 import {
   Chart as ChartJS,
@@ -19,6 +20,8 @@ import {
 import { Bar, Line } from 'react-chartjs-2';
 import { useColorMode } from '@docusaurus/theme-common';
 import { formatNumber, needsText } from '../../lib/format';
+import { useLab } from '../../lib/workbook';
+import { CHART_KINDS } from './kinds';
 import styles from './styles.module.css';
 
 /**
@@ -127,55 +130,62 @@ function Figure({ title, note, summary, children }) {
   );
 }
 
-/** Bars of gated figures (ms) per run, each with its own threshold dashed across it. Log scale. */
-function GateBars({ runs, gates, colors, title }) {
-  const rows = gates.filter(({ id }) => runs.some((run) => gateOf(run.result, id)));
+/** Bars of gated figures per run, each with its own threshold dashed across it. Log scale. */
+function GateBars({ runs, spec, colors }) {
+  const rows = spec.gates.filter(({ id }) => runs.some((run) => gateOf(run.result, id)));
   if (!rows.length) return null;
+  const unit = gateOf(runs.find((run) => gateOf(run.result, rows[0].id)).result, rows[0].id).unit;
   const datasets = runs.map((run) => ({
     label: run.name,
-    data: rows.map(({ id, value }) => (gateOf(run.result, id) ? Math.max(value(run.result), 0.01) : null)),
+    data: rows.map(({ id }) => {
+      const gate = gateOf(run.result, id);
+      return gate ? Math.max(gate.value, 0.01) : null;
+    }),
     marks: rows.map(({ id }) => [{ value: gateOf(run.result, id)?.threshold }]),
     backgroundColor: colors[run.role],
     borderRadius: 3,
   }));
   const summary = runs
-    .map((run) => `${run.name}: ${rows.map(({ id, label }) => `${label} ${formatNumber(gateOf(run.result, id)?.value, 'ms')}`).join(', ')}`)
+    .map((run) => `${run.name}: ${rows.map(({ id, label }) => `${label} ${formatNumber(gateOf(run.result, id)?.value, gateOf(run.result, id)?.unit)}`).join(', ')}`)
     .join('; ');
   return (
-    <Figure title={title} note="Dashed line across each bar: its threshold in that run. Log scale, so that a bar 100× taller still leaves the short one readable." summary={summary}>
+    <Figure title={spec.title} note="Dashed line across each bar: its threshold in that run. Log scale, so that a bar 100× taller still leaves the short one readable." summary={summary}>
       <Bar
         data={{ labels: rows.map((r) => r.label), datasets }}
-        options={fitMarks(baseOptions(colors, { yTitle: 'ms', log: true }), datasets, { log: true })}
+        options={fitMarks(baseOptions(colors, { yTitle: unit, log: true }), datasets, { log: true })}
       />
     </Figure>
   );
 }
 
-function AuthThroughput({ runs, colors }) {
-  const withSeries = runs.filter((run) => Number.isFinite(run.result.series.authRps));
+/** A ceiling of series.ceilings as a dashed mark: a number (labelled by spec.ceilings or its name) or {value, label}. */
+function ceilingMarks(ceilings, labels = {}) {
+  return Object.entries(ceilings || {}).map(([name, c]) =>
+    typeof c === 'number' ? { value: c, label: labels[name] || name } : { value: c?.value, label: c?.label || labels[name] || name },
+  );
+}
+
+/** A throughput per run, with the ceilings measured in that run dashed across its bar. */
+function AgainstCeilings({ runs, spec, colors }) {
+  const withSeries = runs.filter((run) => Number.isFinite(run.result.series[spec.series]));
   if (!withSeries.length) return null;
+  const unit = spec.unit || 'req/s';
   const data = {
     labels: withSeries.map((run) => run.name),
     datasets: [
       {
-        label: 'sign-ins per second',
-        data: withSeries.map((run) => run.result.series.authRps),
+        label: unit,
+        data: withSeries.map((run) => run.result.series[spec.series]),
         backgroundColor: withSeries.map((run) => colors[run.role]),
         borderRadius: 3,
-        marks: withSeries.map((run) => {
-          const c = run.result.series.ceilings || {};
-          return [
-            { value: c.sync, label: 'one hash at a time' },
-            { value: c.async, label: 'thread pool' },
-          ];
-        }),
+        marks: withSeries.map((run) => ceilingMarks(run.result.series.ceilings, spec.ceilings)),
       },
     ],
   };
-  const summary = withSeries.map((run) => `${run.name}: ${formatNumber(run.result.series.authRps, 'req/s')}`).join('; ');
+  const summary = withSeries.map((run) => `${run.name}: ${formatNumber(run.result.series[spec.series], unit)}`).join('; ');
   return (
-    <Figure title="/auth throughput under the load (not judged)" note="Dashed: the ceilings on that machine, one hash at a time (1/t) and min(cores, pool threads) at a time." summary={summary}>
-      <Bar data={data} options={fitMarks(baseOptions(colors, { yTitle: 'req/s', legend: false }), data.datasets, { log: false })} />
+    <Figure title={`${spec.title} (not judged)`} note={spec.note || 'Dashed: the ceilings measured on that machine, in the same run.'} summary={summary}>
+      <Bar data={data} options={fitMarks(baseOptions(colors, { yTitle: unit, legend: false }), data.datasets, { log: false })} />
     </Figure>
   );
 }
@@ -183,7 +193,7 @@ function AuthThroughput({ runs, colors }) {
 function RoundsAgainstReference({ run, colors, gateId }) {
   const t = run.result.series.throughput;
   if (!t || !Array.isArray(t.candidate)) return null;
-  // Lab 02 counts requests per CPU-second of each app; lab 04 per second.
+  // The series says its unit (requests per CPU-second, say); req/s otherwise.
   const unit = t.unit || 'req/s';
   const gate = gateOf(run.result, gateId);
   const data = {
@@ -203,7 +213,11 @@ function RoundsAgainstReference({ run, colors, gateId }) {
   );
 }
 
-function HeapOverRequests({ runs, colors }) {
+function Rounds({ runs, spec, colors }) {
+  return runs.map((run) => <RoundsAgainstReference key={run.name} run={run} colors={colors} gateId={spec.gate} />);
+}
+
+function HeapOverRequests({ runs, spec, colors }) {
   const withHeap = runs.filter((run) => Array.isArray(run.result.series.heap));
   if (!withHeap.length) return null;
   const data = {
@@ -215,51 +229,47 @@ function HeapOverRequests({ runs, colors }) {
     })),
   };
   const options = baseOptions(colors, { yTitle: 'MB heap used after a forced GC' });
-  options.scales.x = { ...options.scales.x, type: 'linear', title: { display: true, text: '/record requests served', color: colors.text } };
+  options.scales.x = { ...options.scales.x, type: 'linear', title: { display: true, text: spec.x || 'requests served', color: colors.text } };
   options.scales.y.beginAtZero = true;
   options.plugins.tooltip = { intersect: false };
   const summary = withHeap.map((run) => `${run.name}: slope ${formatNumber(run.result.series.slope, 'B/request')}`).join('; ');
   return (
-    <Figure title="Heap used over requests" note="A leak climbs in a straight line; a fix stays flat. The check judges the slope." summary={summary}>
+    <Figure title={spec.title} note="A leak climbs in a straight line; a fix stays flat. The check judges the slope." summary={summary}>
       <Line data={data} options={options} />
     </Figure>
   );
 }
 
-export default function Charts({ lab, runs }) {
+const DRAW = {
+  'gate-bars': GateBars,
+  rounds: Rounds,
+  'heap-over-requests': HeapOverRequests,
+  ceilings: AgainstCeilings,
+};
+
+for (const kind of CHART_KINDS) {
+  if (!DRAW[kind]) throw new Error(`LabCharts: chart kind "${kind}" is listed in kinds.js but charts.js cannot draw it.`);
+}
+
+/** Says so, visibly, when a chart cannot be drawn (in production; in development it throws). */
+function UnknownKind({ spec, slug }) {
+  const text = `${slug} asks for a chart of kind ${JSON.stringify(spec.kind)}, which the site does not draw (it draws ${CHART_KINDS.join(', ')}).`;
+  if (process.env.NODE_ENV !== 'production') throw new Error(text);
+  return <p className={styles.unknown}>{text}</p>;
+}
+
+export default function Charts({ lab: slug, runs }) {
   const { colorMode } = useColorMode();
   const colors = palette(colorMode === 'dark');
-  const id = lab.slice(0, 2);
-  let charts = [];
-  if (id === '01') {
-    charts = [
-      <GateBars
-        key="gates"
-        title="Responsiveness while /auth is under load"
-        runs={runs}
-        colors={colors}
-        gates={[
-          { id: 'health-p50', label: '/health median', value: (r) => r.series.health?.p50 },
-          { id: 'loop-delay-p99', label: 'event-loop delay p99', value: (r) => r.series.loopDelay?.p99 },
-        ]}
-      />,
-      <AuthThroughput key="auth" runs={runs} colors={colors} />,
-    ];
-  } else if (id === '02') {
-    charts = runs.map((run) => <RoundsAgainstReference key={run.name} run={run} colors={colors} gateId="throughput-ratio" />);
-  } else if (id === '03') {
-    charts = [<HeapOverRequests key="heap" runs={runs} colors={colors} />];
-  } else if (id === '04') {
-    charts = [
-      <GateBars
-        key="gates"
-        title="A lone /report request, against its threshold"
-        runs={runs}
-        colors={colors}
-        gates={[{ id: 'latency-p50', label: 'median latency, one request at a time', value: (r) => gateOf(r, 'latency-p50')?.value }]}
-      />,
-      ...runs.map((run) => <RoundsAgainstReference key={run.name} run={run} colors={colors} gateId="throughput-ratio" />),
-    ];
-  }
-  return <div className={styles.grid}>{charts}</div>;
+  const lab = useLab(slug);
+  if (!lab) throw new Error(`LabCharts: there is no lab "${slug}" in labs/labs.json.`);
+  return (
+    <div className={styles.grid}>
+      {lab.charts.map((spec, i) => {
+        const Draw = DRAW[spec.kind];
+        const key = `${spec.kind}-${i}`;
+        return Draw ? <Draw key={key} runs={runs} spec={spec} colors={colors} /> : <UnknownKind key={key} spec={spec} slug={slug} />;
+      })}
+    </div>
+  );
 }

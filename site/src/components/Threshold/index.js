@@ -1,34 +1,39 @@
-// A threshold as the check module defines it (the GATES export of
-// test/checks/<lab>.js, read at build time), for prose about the checks:
-//   <Threshold lab="01" gate="healthP50" />  →  0.5
-//   <CheckSetting lab="02" name="rounds" />  →  8   (its LOAD export)
-// A name that no longer exists fails the build instead of printing a stale number.
+// A threshold or a measurement setting as the lab's check definition
+// declares it (labs/<slug>/check/index.js, read at build time), for prose
+// about the checks:
+//   <Threshold lab="01" gate="health-p50" />          →  0.5 × t
+//   <Threshold lab="01" gate="health-p50" withOp />   →  below 0.5 × t
+//   <CheckSetting lab="02" name="rounds" />           →  8   (its settings)
+// A name that does not exist fails the build instead of printing a stale number.
 import React from 'react';
 import { useLab } from '../../lib/workbook';
+import { gateOf, opWords, thresholdWithUnit } from '../../lib/gates';
 
-function useCheckExport(labId, exported, name) {
-  const lab = useLab(labId);
-  if (!lab) throw new Error(`lab "${labId}" is not in scripts/lib/labs.js.`);
-  const values = exported === 'GATES' ? lab.gates : lab.load;
-  if (!(name in values)) {
-    throw new Error(`test/checks/${lab.slug}.js has no ${exported}.${name} (it has ${Object.keys(values).join(', ')}): update the page that names it.`);
-  }
-  return values[name];
+function useNamedLab(id, tag) {
+  const lab = useLab(id);
+  if (!lab) throw new Error(`${tag} names lab "${id}", which is not in labs/labs.json.`);
+  return lab;
 }
 
-function Value({ value, unit }) {
+export default function Threshold({ lab: labId, gate: id, withOp = false }) {
+  const tag = `<Threshold lab="${labId}" gate="${id}">`;
+  const gate = gateOf(useNamedLab(labId, tag), id, tag);
   return (
-    <strong className="workbook-threshold">
-      {value.toLocaleString('en-GB')}
-      {unit}
-    </strong>
+    <>
+      {withOp && `${opWords(gate)} `}
+      <strong className="workbook-threshold">{thresholdWithUnit(gate)}</strong>
+    </>
   );
 }
 
-export default function Threshold({ lab, gate, unit = '' }) {
-  return <Value value={useCheckExport(lab, 'GATES', gate)} unit={unit} />;
-}
-
-export function CheckSetting({ lab, name }) {
-  return useCheckExport(lab, 'LOAD', name).toLocaleString('en-GB');
+export function CheckSetting({ lab: labId, name }) {
+  const tag = `<CheckSetting lab="${labId}" name="${name}">`;
+  const lab = useNamedLab(labId, tag);
+  if (!Object.prototype.hasOwnProperty.call(lab.settings, name)) {
+    throw new Error(
+      `${tag}: ${lab.check.path} has no setting "${name}" (it has ${Object.keys(lab.settings).join(', ') || 'none'}): update the page that names it.`,
+    );
+  }
+  const value = lab.settings[name];
+  return typeof value === 'number' ? value.toLocaleString('en-GB') : String(value);
 }

@@ -2,12 +2,14 @@
 'use strict';
 // `npm run bench [-- --runs N] [--hog [N]] [--lab ID ...]`: a benchmark of the
 // checks themselves. Runs each lab's check N times on its shipped starter and
-// its solution, alternately, optionally with CPU hogs running, and reports per
+// its solution, alternately, optionally with CPU hogs running (a bare --hog:
+// one busy loop per core but one; --hog N: N of them), and reports per
 // gate the median figure on each side, its margin to the threshold, how many
 // verdicts were right, and how long one check takes. The same goes to
 // bench-results/<time>.json.
 
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { parseArgs } = require('node:util');
@@ -16,21 +18,21 @@ const { measureLab, marginText } = require('./lib/bench');
 const { track, killAll, exitOnSignals } = require('./harness/children');
 const { bold, dim, green, red } = require('./lib/style');
 
-const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '3' }, hog: { type: 'string' }, lab: { type: 'string', multiple: true } },
-  args: process.argv.slice(2).map((a) => (a === '--hog' ? '--hog=1' : a)),
-});
-const runs = Number(values.runs);
-const hogs = values.hog === undefined ? 0 : Number(values.hog);
-const chosen = values.lab ? values.lab.map((id) => findLab(id)) : labs;
-if (!(runs >= 1) || !(hogs >= 0) || chosen.some((l) => !l)) {
-  console.error('Usage: npm run bench -- [--runs N] [--hog [N]] [--lab ID ...]');
-  process.exit(2);
+/**
+ * The bench's options from `argv`. A bare --hog loads every core but one
+ * (os.availableParallelism() - 1, at least 1), so the checks compete for CPU
+ * as on a busy machine of any size; --hog N runs N hogs.
+ */
+function benchOptions(argv, cores = os.availableParallelism()) {
+  const args = argv.map((a, i) => (a === '--hog' && !/^\d+$/.test(argv[i + 1] || '') ? `--hog=${Math.max(1, cores - 1)}` : a));
+  const { values } = parseArgs({
+    options: { runs: { type: 'string', default: '3' }, hog: { type: 'string' }, lab: { type: 'string', multiple: true } },
+    args,
+  });
+  return { runs: Number(values.runs), hogs: values.hog === undefined ? 0 : Number(values.hog), labIds: values.lab };
 }
 
-exitOnSignals(() => process.stderr.write('\nBench interrupted; every process it started has been ended.\n'));
-
-function printTable(summaries) {
+function printTable(summaries, { runs, hogs }) {
   console.log('');
   console.log(bold(`Bench: ${runs} run(s) per side, ${hogs} CPU hog(s), Node ${process.version}`));
   for (const s of summaries) {
@@ -48,7 +50,21 @@ function printTable(summaries) {
   }
 }
 
-(async () => {
+async function main() {
+  let options;
+  try {
+    options = benchOptions(process.argv.slice(2));
+  } catch {
+    options = { runs: NaN };
+  }
+  const { runs, hogs } = options;
+  const chosen = options.labIds ? options.labIds.map((id) => findLab(id)) : labs;
+  if (!(runs >= 1) || !(hogs >= 0) || chosen.some((l) => !l)) {
+    console.error('Usage: npm run bench -- [--runs N] [--hog [N]] [--lab ID ...]');
+    process.exit(2);
+  }
+  exitOnSignals(() => process.stderr.write('\nBench interrupted; every process it started has been ended.\n'));
+  if (hogs) console.error(dim(`${hogs} CPU hog${hogs === 1 ? '' : 's'} (busy loops) running on ${os.availableParallelism()} cores while the checks run`, process.stderr));
   const hogProcs = Array.from({ length: hogs }, () => track(spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' })));
   const summaries = [];
   try {
@@ -65,7 +81,7 @@ function printTable(summaries) {
   } finally {
     hogProcs.forEach((h) => h.kill('SIGKILL'));
   }
-  printTable(summaries);
+  printTable(summaries, { runs, hogs });
   const dir = path.join(ROOT, 'bench-results');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
@@ -74,8 +90,14 @@ function printTable(summaries) {
   const allRight = summaries.every((s) => Object.values(s.verdicts).every((v) => v.right === v.total));
   killAll();
   process.exit(allRight ? 0 : 1);
-})().catch((err) => {
-  killAll();
-  console.error(red(`The bench stopped: ${err.message}`));
-  process.exit(3);
-});
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    killAll();
+    console.error(red(`The bench stopped: ${err.message}`));
+    process.exit(3);
+  });
+}
+
+module.exports = { benchOptions };

@@ -21,14 +21,14 @@ function describe(res) {
  * Sends each request to the reference, then to the candidate, in order (so
  * stateful APIs see the same history), and compares status, content type and
  * body (parsed when it is JSON).
- * @param {Array<{name?:string, method?:string, path:string, body?:any}>} cases
+ * @param {Array<{name?:string, method?:string, path:string, body?:any, headers?:object}>} cases
  */
 async function compareResponses(candidate, reference, cases) {
   const results = [];
   for (const c of cases) {
     const method = c.method || 'GET';
     const name = c.name || `${method} ${c.path}`;
-    const send = (app) => request(app.url + c.path, { method, body: c.body }).catch((err) => err);
+    const send = (app) => request(app.url + c.path, { method, body: c.body, headers: c.headers }).catch((err) => err);
     const expected = await send(reference);
     const actual = await send(candidate);
     if (expected instanceof Error) throw new Error(`the reference solution did not answer ${name}: ${expected.message}`);
@@ -72,11 +72,26 @@ async function compareResponses(candidate, reference, cases) {
  *   ratio, and the share of the candidate's responses its own process did not receive
  *   (0 for an app that serves itself)
  */
-async function compareThroughput({ candidate, reference, path, rounds = 5, seconds = 0.6, connections = 10, warmupSeconds = 1, perCpu = false, progress = () => {} }) {
+async function compareThroughput({ candidate, reference, path, rounds = 5, seconds = 0.6, connections = 10, warmupSeconds = 1, perCpu = false, progress = () => {}, cpuClock = cpuClockStep }) {
   progress(`Warming up both apps (${warmupSeconds} s each)`);
+  const cpuRates = [];
   for (const app of [reference, candidate]) {
-    await runLoad({ url: app.url, path, connections, duration: warmupSeconds });
+    const before = perCpu ? await app.cpuAndRequests() : null;
+    const load = await runLoad({ url: app.url, path, connections, duration: warmupSeconds });
+    if (perCpu) cpuRates.push(((await app.cpuAndRequests()).total - before.total) / 1e6 / (load.durationS || warmupSeconds));
     await app.waitUntilIdle();
+  }
+  let clockStepUs = null;
+  if (perCpu) {
+    // CPU time is read before and after each run, so a clock that moves in
+    // coarse steps (Windows: about 15.6 ms) blurs each run's figure by up to
+    // one step: runs get long enough for that to stay under 1%.
+    clockStepUs = cpuClock();
+    const longer = roundSeconds({ seconds, clockStepUs, cpuPerSecond: Math.min(...cpuRates) });
+    if (longer > seconds) {
+      progress(`This system's CPU-time clock moves in ${(clockStepUs / 1000).toFixed(1)} ms steps: runs of ${longer.toFixed(2)} s instead of ${seconds} s, so a step stays under 1% of a run's CPU time`);
+      seconds = longer;
+    }
   }
   const samples = { candidate: [], reference: [] };
   const wall = { candidate: [], reference: [] };
@@ -119,7 +134,48 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
     wall,
     servedElsewhere: perCpu && responses > 0 ? Math.max(0, 1 - received / responses) : 0,
     unit: unit.full,
+    seconds,
+    clockStepUs,
   };
+}
+
+/**
+ * The step (µs) in which `read()` (CPU time in µs, by default this process's
+ * user + system) moves: the median of `steps` increments observed in a busy
+ * loop. A few µs on Linux; on Windows libuv reads GetProcessTimes (in
+ * uv_getrusage, src/win/util.c), which counts CPU time in steps of the clock
+ * interrupt, 15.6 ms by default. Null if the clock never moved within
+ * `budgetMs`.
+ */
+function cpuClockStep({ read = cpuMicros, steps = 5, budgetMs = 500, now = Date.now } = {}) {
+  const increments = [];
+  const deadline = now() + budgetMs;
+  let last = read();
+  while (increments.length < steps && now() < deadline) {
+    const value = read();
+    if (value !== last) {
+      increments.push(value - last);
+      last = value;
+    }
+  }
+  return increments.length ? median(increments) : null;
+}
+
+function cpuMicros() {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+/**
+ * A run's length (s) such that one step of the CPU clock is at most
+ * `maxShare` of the CPU time an app uses in a run (`cpuPerSecond`: CPU
+ * seconds per second of load, from the warm-up), never shorter than
+ * `seconds` and never longer than `maxSeconds`.
+ */
+function roundSeconds({ seconds, clockStepUs, cpuPerSecond, maxShare = 0.01, maxSeconds = 2 }) {
+  if (!(clockStepUs > 0) || !(cpuPerSecond > 0)) return seconds;
+  const needed = clockStepUs / 1e6 / maxShare / cpuPerSecond;
+  return Math.min(Math.max(seconds, Math.ceil(needed * 20) / 20), Math.max(seconds, maxSeconds));
 }
 
 /**
@@ -151,4 +207,4 @@ function roundsNoise(measured, threshold) {
     : [];
 }
 
-module.exports = { compareResponses, compareThroughput, answeredUnderLoad, roundsNoise };
+module.exports = { compareResponses, compareThroughput, answeredUnderLoad, roundsNoise, cpuClockStep, roundSeconds };

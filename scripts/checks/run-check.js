@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { startApp, AppError } = require('../harness/app-process');
+const { removeTemp } = require('../harness/temp');
 const { verdictOf } = require('./gates');
 const { relative, checkOf } = require('../lib/labs');
 
@@ -120,7 +121,7 @@ class CheckContext {
 
   async stopAll() {
     await Promise.all(this.apps.map((app) => app.stop()));
-    for (const dir of this.tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+    for (const dir of this.tempDirs) removeTemp(dir); // retries a locked file, and only warns
   }
 }
 

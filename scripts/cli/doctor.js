@@ -5,7 +5,6 @@
 
 const fs = require('node:fs');
 const os = require('node:os');
-const net = require('node:net');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
 const { labs, ROOT } = require('../lib/labs');
@@ -14,6 +13,8 @@ const { isInstalled } = require('../lib/site');
 const { missingPatches, REAPPLY } = require('../profile/patches');
 const perf = require('../profile/tools/perf');
 const { track } = require('../harness/children');
+const { portStatus, unavailableClause } = require('../server/ports');
+const { removeTemp } = require('../harness/temp');
 const { bold, dim, green, red, yellow } = require('../lib/style');
 
 const SUPPORTED = [20, 22, 24, 26];
@@ -55,19 +56,27 @@ function patches() {
   return missing.length ? bad('Clinic.js patches', `${missing.map((p) => p.name).join(', ')} not applied: run ${REAPPLY}.`) : ok('Clinic.js patches', 'applied (Doctor on Node ≥ 21.7, HeapProfiler on 127.0.0.1).');
 }
 
-function portFree(port) {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', (err) => resolve(err.code === 'EADDRINUSE' ? false : null));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
+const PORTS = [
+  [3000, 'Labs run by hand'],
+  [4321, 'npm start'],
+];
+
+/** The Ports line from each port's status ('free', or the error code that stopped a listen). */
+function portsLine(statuses, platform = process.platform) {
+  const taken = PORTS.filter(([port]) => statuses[port] !== 'free');
+  if (!taken.length) return ok('Ports', `${PORTS.map(([p]) => p).join(' and ')} free on 127.0.0.1.`);
+  const why = taken.map(([port, use]) =>
+    ['EADDRINUSE', 'EACCES'].includes(statuses[port])
+      ? `${use}: ${unavailableClause(statuses[port], port, platform)}.`
+      : `${use}: port ${port} could not be tried (${statuses[port]}).`,
+  );
+  return warn('Ports', `${why.join(' ')} The checks use free ports and are fine; for run and start, pass --port N (0: any free port).`);
 }
 
 async function ports() {
-  const [app, site] = await Promise.all([portFree(3000), portFree(4321)]);
-  const busy = [app === false && '3000 (labs run by hand)', site === false && '4321 (npm start)'].filter(Boolean);
-  if (busy.length) return warn('Ports', `${busy.join(' and ')} in use by another program: the checks use free ports and are fine; stop that program or pass --port to run and start.`);
-  return ok('Ports', '3000 and 4321 free on 127.0.0.1.');
+  const statuses = {};
+  for (const [port] of PORTS) statuses[port] = await portStatus(port);
+  return portsLine(statuses);
 }
 
 /** Runs `node <args>` in a scratch folder; resolves with the folder's files and the output. */
@@ -79,10 +88,11 @@ function nodeProbe(args, timeoutMs = 10_000) {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': the output is complete only once the pipes close.
+    child.on('close', (code) => {
       clearTimeout(timer);
       const files = fs.readdirSync(dir);
-      fs.rmSync(dir, { recursive: true, force: true });
+      removeTemp(dir);
       resolve({ code, files, out });
     });
   });
@@ -147,6 +157,7 @@ module.exports = {
   usage: 'npx workbook doctor',
   help: ['Checks Node, CPUs, ports, the profilers, perf, git, disk space and the site,', 'one line each with what to do. Exit code 1 when something a lab needs is missing.'],
   options: {},
+  portsLine,
   async run() {
     const started = Date.now();
     console.log(bold('Workbook doctor'));

@@ -4,6 +4,16 @@ const { relative, checkOf } = require('../lib/labs');
 const { bold, dim } = require('../lib/style');
 const { requireLab, appFileFor, portArg } = require('./lab-arg');
 const { UsageError } = require('./errors');
+const { whyUnavailable } = require('../server/ports');
+
+/**
+ * A curl command line for `url`. In Windows PowerShell, `curl` is an alias
+ * of Invoke-WebRequest, which takes other options and prints something
+ * else; `curl.exe` names the real curl in every Windows shell.
+ */
+function curlCommand(url, platform = process.platform) {
+  return `${platform === 'win32' ? 'curl.exe' : 'curl'} "${url}"`;
+}
 
 module.exports = {
   summary: 'start a lab app to explore it by hand',
@@ -14,6 +24,7 @@ module.exports = {
     '  --port N     listen on port N (default: $PORT or 3000; 0 = any free port)',
   ],
   options: { app: { type: 'string' }, solution: { type: 'boolean' }, port: { type: 'string' } },
+  curlCommand,
   async run({ values, positionals }) {
     const lab = requireLab(positionals[0], this.usage);
     const file = appFileFor(lab, values, this.usage);
@@ -22,8 +33,9 @@ module.exports = {
     try {
       app = await startApp(file, { env: { PORT: port } });
     } catch (err) {
-      if (err instanceof AppError && /EADDRINUSE/.test(err.detail)) {
-        throw new UsageError(`Port ${port} is already in use: stop whatever runs there, or pass --port 0 for any free port.`, this.usage);
+      const code = err instanceof AppError && /listen (EADDRINUSE|EACCES)\b/.exec(err.detail);
+      if (code) {
+        throw new UsageError(`${whyUnavailable(code[1], Number(port))} Pass --port N for another port, or --port 0 for any free one.`, this.usage);
       }
       throw err;
     }
@@ -33,7 +45,7 @@ module.exports = {
     console.log(`${bold(relative(file))} is listening on ${bold(app.url)} (pid ${app.pid})`);
     if (examples.length) {
       console.log('Try:');
-      for (const path of examples) console.log(`  curl "${app.url}${path}"`);
+      for (const path of examples) console.log(`  ${curlCommand(`${app.url}${path}`)}`);
     }
     console.log(dim('Ctrl-C stops it.'));
     const { code, signal } = await app.exited;

@@ -6,6 +6,7 @@
 const { spawn } = require('node:child_process');
 const { ensureBuilt, BUILD_DIR } = require('../lib/site');
 const { createWorkbookServer } = require('../server/workbook-server');
+const { listenOrAnyPort } = require('../server/ports');
 const { labs } = require('../lib/labs');
 const { nextLab } = require('../lib/progress');
 const { bold, dim, red } = require('../lib/style');
@@ -25,22 +26,13 @@ function openBrowser(url) {
   child.unref();
 }
 
-async function listen(server, port) {
-  try {
-    return await server.listen(port);
-  } catch (err) {
-    if (err.code !== 'EADDRINUSE' || port === 0) throw err;
-    return server.listen(0); // the usual port is taken: any free one will do
-  }
-}
-
 module.exports = {
   summary: 'open the workbook site (installs and builds it the first time)',
   usage: 'npm start [-- --port N] [--no-open]',
   help: [
     'Serves the workbook site on http://127.0.0.1 with its "Check my fix" panel.',
     'The first run installs the site\'s own packages and builds it (about a minute).',
-    `  --port N     listen on port N (default ${DEFAULT_PORT}, or any free port if it is taken)`,
+    `  --port N     listen on port N (default ${DEFAULT_PORT}, or any free port if it is taken or reserved)`,
     '  --no-open    do not open a browser tab',
   ],
   options: { port: { type: 'string' }, 'no-open': { type: 'boolean' } },
@@ -57,7 +49,10 @@ module.exports = {
       return 1;
     }
     const workbook = createWorkbookServer({ siteDir: BUILD_DIR });
-    const url = await listen(workbook, Number(port));
+    // The port is taken or refused (EACCES: reserved by Windows): any free one will do.
+    const url = await listenOrAnyPort((p) => workbook.listen(p), Number(port), (why) =>
+      console.log(dim(`${why} Using a free port instead; pass --port N to choose one.`)),
+    );
     const next = nextLab() || labs[0];
     console.log(`\nThe workbook is at ${bold(url)}`);
     console.log(`Start with Lab ${next.id}: ${url}/labs/${next.slug}`);

@@ -127,7 +127,8 @@ module.exports = {
         process.stdout.write(dim(String(d)));
       });
       running = child;
-      child.on('exit', (code, signal) => {
+      // 'close', not 'exit': the JSON on stdout is complete only once the pipes close.
+      child.on('close', (code, signal) => {
         if (running !== child) return; // superseded by a newer run
         running = null;
         let result;

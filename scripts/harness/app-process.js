@@ -79,9 +79,13 @@ class AppHandle {
 
     child.stdout.on('data', (chunk) => this.output.push(chunk));
     child.stderr.on('data', (chunk) => this.output.push(chunk));
+    // Output can still arrive after 'exit'; it is complete at 'close'. A
+    // process the app started may hold the pipes open, so wait at most 1 s.
+    const closed = new Promise((resolve) => child.once('close', resolve));
     this.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
+      child.once('exit', async (code, signal) => {
         this.exit = { code, signal };
+        await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
         for (const { reject } of this.pending.values()) {
           reject(this.crashError('while the harness was waiting for it'));
         }
@@ -240,7 +244,10 @@ class AppHandle {
 
   /**
    * Ends the app: a polite request first (so profilers can write their
-   * files), then SIGTERM, then SIGKILL. Resolves once it has exited.
+   * files), then SIGTERM, then SIGKILL. Resolves once it has exited. (On
+   * Windows, kill() terminates at once whatever the signal, and the exit
+   * reports the signal asked for: an app that ignored the request ends at
+   * the SIGTERM step there.)
    */
   async stop({ graceMs = 3000 } = {}) {
     this.stopping = true;

@@ -37,7 +37,7 @@ function runInChild(file, name, args = [], { timeoutMs = 30_000 } = {}) {
       if (reply.ok) resolve(reply.value);
       else reject(new Error(`${name} failed in a child process: ${reply.error}`));
     });
-    child.once('exit', (code) => {
+    child.once('close', (code) => { // after 'exit', once stderr is complete
       clearTimeout(timer);
       if (code !== 0) reject(new Error(`${name} in a child process exited with ${code}: ${stderr.trim().split('\n').pop()}`));
     });

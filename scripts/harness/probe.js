@@ -151,8 +151,8 @@ function install() {
     setInterval(() => {
       try {
         process.kill(parent, 0);
-      } catch {
-        process.exit(0);
+      } catch (err) {
+        if (err.code !== 'EPERM') process.exit(0); // EPERM: it exists, we may just not signal it
       }
     }, 1000).unref();
   }

@@ -19,7 +19,7 @@ async function withAppEnvironment(appFile, fn, { stopFile } = {}) {
     PORT: '0',
     WORKBOOK_APP: appFile,
     WORKBOOK_PARENT_PID: String(process.pid),
-    NODE_OPTIONS: `${process.env.NODE_OPTIONS || ''} --require "${PROBE}"`.trim(),
+    NODE_OPTIONS: withPreload(process.env.NODE_OPTIONS, PROBE),
   });
   try {
     return await fn();
@@ -29,4 +29,20 @@ async function withAppEnvironment(appFile, fn, { stopFile } = {}) {
   }
 }
 
-module.exports = { withAppEnvironment };
+/**
+ * `file` as one NODE_OPTIONS argument. Node splits NODE_OPTIONS on spaces
+ * outside double quotes, and inside them a backslash escapes the next
+ * character (ParseNodeOptionsEnvVar in src/node_options.cc), so a Windows
+ * path's backslashes and any quote are escaped, or C:\Users\... would
+ * reach Node as C:Users...
+ */
+function quoteForNodeOptions(file) {
+  return `"${file.replace(/[\\"]/g, '\\$&')}"`;
+}
+
+/** `nodeOptions` (the current NODE_OPTIONS, if any) plus a preload of `file`. */
+function withPreload(nodeOptions, file) {
+  return `${nodeOptions || ''} --require ${quoteForNodeOptions(file)}`.trim();
+}
+
+module.exports = { withAppEnvironment, quoteForNodeOptions, withPreload };

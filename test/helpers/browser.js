@@ -1,12 +1,13 @@
 'use strict';
 // Headless Chromium for the site's tests, through playwright-core (no
-// browser download: it drives the system's Chromium). Every page opened
+// browser download: it drives the system's Chrome, Chromium or Edge). Every page opened
 // through here records its console errors, uncaught page errors and any
 // request that leaves 127.0.0.1, so a test can assert the site stays local.
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { removeTemp } = require('../../scripts/harness/temp');
 
 // Without the networking switches, Chromium phones home (updates, sync,
 // safe browsing), which floods a closed network and is not what we test.
@@ -21,10 +22,35 @@ const ARGS = [
   '--disable-dev-shm-usage',
 ];
 
-/** The Chromium to drive: $CHROME_PATH, else Debian's, else null. */
-function findChromium() {
-  const candidates = [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
-  return candidates.find((file) => fs.existsSync(file)) || null;
+/**
+ * Where Chrome, Chromium and Edge install themselves by default, per
+ * platform. On Windows they go under Program Files (either one) or, for a
+ * per-user install, under %LOCALAPPDATA%.
+ */
+function browserCandidates(platform, env) {
+  if (platform === 'darwin') {
+    return [
+      '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+      '/Applications/Chromium.app/Contents/MacOS/Chromium',
+      '/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge',
+    ];
+  }
+  if (platform === 'win32') {
+    const roots = [env.PROGRAMFILES, env['PROGRAMFILES(X86)'], env.LOCALAPPDATA].filter(Boolean);
+    const inEach = ['Google\\Chrome\\Application\\chrome.exe', 'Chromium\\Application\\chrome.exe', 'Microsoft\\Edge\\Application\\msedge.exe'];
+    return inEach.flatMap((rel) => roots.map((root) => path.win32.join(root, rel)));
+  }
+  return ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/usr/bin/microsoft-edge', '/snap/bin/chromium'];
+}
+
+/**
+ * The Chromium-based browser to drive: $CHROME_PATH, else the first one
+ * installed at its default place, else null. `platform`, `env` and `exists`
+ * stand in for the machine in tests.
+ */
+function findChromium({ platform = process.platform, env = process.env, exists = fs.existsSync } = {}) {
+  const candidates = [env.CHROME_PATH, ...browserCandidates(platform, env)].filter(Boolean);
+  return candidates.find((file) => exists(file)) || null;
 }
 
 async function launchBrowser(executablePath) {
@@ -40,7 +66,7 @@ async function launchBrowser(executablePath) {
     context,
     async close() {
       await context.close().catch(() => {});
-      fs.rmSync(userDataDir, { recursive: true, force: true });
+      removeTemp(userDataDir); // the browser may hold its profile's files a moment after closing
     },
   };
 }

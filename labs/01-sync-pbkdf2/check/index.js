@@ -49,6 +49,19 @@ async function measure(ctx) {
     authTimes.push(res.ms);
   }
 
+  // The event-loop delay at rest is the baseline: the probe's histogram
+  // counts how late its 5 ms timer fires, and on Windows a timer can wait
+  // for the system clock's tick (15.6 ms unless a program has asked for
+  // finer), so an idle loop there can read most of a tick. The gate
+  // judges what the load adds above the loop's p99 at rest.
+  const IDLE_MS = 1000;
+  progress(`Measuring the event-loop delay at rest (${IDLE_MS / 1000} s), the baseline for the load`);
+  await app.waitUntilIdle();
+  await app.resetEventLoopDelay();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+  const idle = await app.eventLoopDelay();
+  ctx.assertAlive(app, 'at rest');
+
   progress(
     `Load: /auth from ${SETTINGS.connections} connections for ${SETTINGS.duration} s, ` +
       `timing /health every ${SETTINGS.probeEveryMs} ms alongside`,
@@ -83,7 +96,12 @@ async function measure(ctx) {
   const tScale = `t = ${t.toFixed(1)} ms`;
   const figures = {
     'health-p50': { value: load.probe.p50, per: t, scale: tScale },
-    'loop-delay-p99': { value: loop.p99, per: t, scale: tScale },
+    'loop-delay-p99': {
+      value: Math.max(0, loop.p99 - idle.p99),
+      per: t,
+      scale: tScale,
+      label: 'event-loop delay p99 inside the app during the load, above its p99 at rest',
+    },
     'auth-work': { value: median(authTimes), per: t, scale: tScale },
   };
 
@@ -105,6 +123,13 @@ async function measure(ctx) {
     { id: 't', label: 'one pbkdf2Sync on this machine (t)', value: t, unit: 'ms', text: `after the load: ${after.median.toFixed(1)} ms` },
     { id: 'health-p99', label: '/health p99 latency under load', value: load.probe.p99, unit: 'ms' },
     { id: 'loop-delay-p50', label: 'event-loop delay p50', value: loop.p50, unit: 'ms' },
+    {
+      id: 'loop-delay-rest',
+      label: 'event-loop delay p99 at rest, before the load (subtracted from the gate\'s figure)',
+      value: idle.p99,
+      unit: 'ms',
+      text: `during the load: ${loop.p99.toFixed(1)} ms. At rest the app does nothing, so this is the delay the system adds by itself (how coarsely its timers fire, and whatever else is running), not the app's doing.`,
+    },
   ];
 
   return {
@@ -116,6 +141,7 @@ async function measure(ctx) {
       t,
       health: { p50: load.probe.p50, p90: load.probe.p90, p99: load.probe.p99 },
       loopDelay: loop,
+      loopDelayAtRest: idle,
       authRps: load.requestsPerSec,
       ceilings: { sync: 1000 / t, async: (Math.min(cores, pool) * 1000) / t },
     },
@@ -221,7 +247,12 @@ module.exports = defineCheck(
           { id: 'loop-delay-p99', label: 'event-loop delay p99' },
         ],
       },
-      { kind: 'ceilings', title: '/auth throughput against what one thread and the pool can reach', series: 'authRps' },
+      {
+        kind: 'ceilings',
+        title: '/auth throughput against what one thread and the pool can reach',
+        series: 'authRps',
+        ceilings: { sync: 'one hash at a time', async: 'thread pool' },
+      },
     ],
   },
   __filename,

@@ -209,24 +209,20 @@ function compareSummaries(before, after) {
 /**
  * The chain of references from a GC root to one instance of `className`
  * that is new in `after` (its id is absent from `beforeIds`), shortest first.
+ * The instance is one of those with the most common holder: a leak keeps its
+ * objects in one place (a Set's table, an array), while the few new objects
+ * of a short or slow run that are not leaked (a request in flight, the
+ * snapshot request itself) each sit somewhere else.
  * @returns {Array<{edge:string, edgeType:string, node:string}>} root first
  */
 function retainerPath(g, className, beforeIds) {
-  let target = -1;
-  for (let i = g.count - 1; i > 0; i--) {
-    if (classOf(g, i) === className && !beforeIds.has(g.id[i])) {
-      target = i;
-      break;
-    }
-  }
-  if (target < 0) return [];
   // Breadth-first from the root over strong edges, remembering how we came.
   const via = new Int32Array(g.count).fill(-1);
   const from = new Int32Array(g.count).fill(-1);
   const seen = new Uint8Array(g.count);
   seen[0] = 1;
   let frontier = [0];
-  while (frontier.length && !seen[target]) {
+  while (frontier.length) {
     const next = [];
     for (const v of frontier) {
       for (let k = g.firstEdge[v]; k < g.firstEdge[v + 1]; k++) {
@@ -242,7 +238,15 @@ function retainerPath(g, className, beforeIds) {
     }
     frontier = next;
   }
-  if (!seen[target]) return [];
+  const byHolder = new Map(); // holder node → {count, one new instance it holds}
+  for (let i = 1; i < g.count; i++) {
+    if (!seen[i] || classOf(g, i) !== className || beforeIds.has(g.id[i])) continue;
+    const entry = byHolder.get(from[i]) || { count: 0, node: i };
+    entry.count++;
+    byHolder.set(from[i], entry);
+  }
+  if (!byHolder.size) return [];
+  const target = [...byHolder.values()].reduce((best, e) => (e.count > best.count ? e : best)).node;
   const path = [];
   for (let v = target; v !== 0; v = from[v]) {
     const k = via[v];

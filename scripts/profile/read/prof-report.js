@@ -26,6 +26,23 @@ function topOfBottomUp(report, rows) {
 const ROW = /^\s*(\d+)\s+([\d.]+)%(\s+)(.*)$/;
 
 /**
+ * A frame of the report, "JS: ^name /path/to/file.js:line:column", as
+ * [whole, name, file, line]; [] when it has no location. The path may hold
+ * spaces ("C:\\Users\\Ada Lovelace\\…"): a frame in `knownFile` is split
+ * at that path, any other at the first space (V8 names have none).
+ */
+function parseFrame(text, knownFile) {
+  const m = /^(?:JS: )?[~^*+]?(.*?):(\d+):\d+$/.exec(text.trim());
+  if (!m) return [];
+  const [, where, line] = m;
+  if (knownFile && where.endsWith(knownFile)) {
+    return [text, where.slice(0, -knownFile.length).trim(), knownFile, line];
+  }
+  const space = where.indexOf(' ');
+  return space < 0 ? [text, '', where, line] : [text, where.slice(0, space), where.slice(space + 1), line];
+}
+
+/**
  * In the bottom-up profile each heavy entry is followed by its callers,
  * indented one step per level. Follow each entry's heaviest chain of callers
  * to the first frame in the app file: the frame just above it is the callee
@@ -36,7 +53,7 @@ function profHotspot(report, appFile) {
   const body = section(report, 'Bottom up (heavy) profile').split('\n');
   const rows = body.map((l) => ROW.exec(l)).filter(Boolean).map((m) => ({ ticks: Number(m[1]), indent: m[3].length, name: m[4] }));
   const appPath = path.resolve(appFile);
-  const frame = (name) => /^(?:JS: )?[~^*]?(\S*)\s+(\S+?):(\d+):\d+$/.exec(name) || [];
+  const frame = (name) => parseFrame(name, appPath);
   // The same call appears once per optimisation state (^ optimised,
   // ~ interpreted): add up every chain with the same callee and caller line.
   const calls = new Map();
@@ -68,4 +85,4 @@ function profHotspot(report, appFile) {
   });
 }
 
-module.exports = { section, topOfBottomUp, profHotspot };
+module.exports = { section, topOfBottomUp, profHotspot, parseFrame };

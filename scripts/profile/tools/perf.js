@@ -11,29 +11,89 @@ const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 const { once } = require('node:events');
 const { track } = require('../../harness/children');
+const { removeTemp } = require('../../harness/temp');
+const { UsageError } = require('../../cli/errors');
 const { withApp, applyStandardLoad } = require('../session');
 const { relative } = require('../../lib/labs');
 const { flameGraphSvg } = require('../read/flamegraph-svg');
 const { table } = require('../read/table');
 
-/** Why perf cannot run here, in one sentence, or null when it can. */
-function unavailable() {
-  if (process.platform !== 'linux') return `perf is a Linux tool and this is ${process.platform === 'darwin' ? 'macOS' : process.platform}.`;
-  const version = spawnSync('perf', ['--version'], { encoding: 'utf8' });
-  if (version.error) return 'perf is not installed (on Debian or Ubuntu: apt-get install linux-perf, or linux-tools-$(uname -r)).';
-  const probe = path.join(os.tmpdir(), `workbook-perf-${process.pid}.data`);
-  const trial = spawnSync('perf', ['record', '-q', '-e', 'cpu-clock', '-o', probe, '--', 'true'], { encoding: 'utf8' });
-  fs.rmSync(probe, { force: true });
-  if (trial.status !== 0) {
-    let paranoid = '?';
-    try {
-      paranoid = fs.readFileSync('/proc/sys/kernel/perf_event_paranoid', 'utf8').trim();
-    } catch {
-      // not readable: keep '?'
-    }
+const ALTERNATIVE = 'Use --tool cpu instead: V8\'s own profiler, on every system (native frames show as the JS call that entered them).';
+
+function systemName(platform) {
+  return { darwin: 'macOS', win32: 'Windows' }[platform] || platform;
+}
+
+/** Whether `release` (os.release()) is a WSL kernel: Microsoft's builds say so in their name. */
+function isWsl(release) {
+  return /microsoft|wsl/i.test(release);
+}
+
+/**
+ * What a failed perf command's stderr means, as one sentence with what to do.
+ * @param {string} stderr what perf (or Ubuntu's /usr/bin/perf wrapper) printed
+ * @param {{release?: string, paranoid?: string}} [machine] os.release() and
+ *   the content of /proc/sys/kernel/perf_event_paranoid
+ */
+function perfFailure(stderr, { release = os.release(), paranoid = readParanoid() } = {}) {
+  const text = String(stderr || '');
+  // Ubuntu's /usr/bin/perf is a wrapper that looks for a perf built for the
+  // running kernel, prints this warning and exits 2 when there is none.
+  if (/perf not found for kernel/i.test(text)) {
+    return isWsl(release)
+      ? `perf is installed, but not for this WSL kernel (${release}), and Ubuntu has no linux-tools package for Microsoft's kernels: on WSL2, build perf from the kernel's own sources (github.com/microsoft/WSL2-Linux-Kernel, tools/perf) and put it first on your PATH.`
+      : `perf is installed, but not for the running kernel (${release}): install the matching tools (on Ubuntu: sudo apt-get install linux-tools-$(uname -r)), or reboot into the kernel they were installed for.`;
+  }
+  // perf's own message names the setting: "Access to performance monitoring
+  // and observability operations is limited. Consider adjusting
+  // /proc/sys/kernel/perf_event_paranoid setting ..."
+  if (/perf_event_paranoid|Access to performance monitoring/i.test(text)) {
     return `perf is installed but the kernel does not let this user profile (kernel.perf_event_paranoid = ${paranoid}); run as root or lower it with sudo sysctl kernel.perf_event_paranoid=1.`;
   }
+  const last = text.trim().split('\n').filter(Boolean).pop();
+  return `perf could not record here${last ? `: ${last.trim()}` : ''}.`;
+}
+
+function readParanoid() {
+  try {
+    return fs.readFileSync('/proc/sys/kernel/perf_event_paranoid', 'utf8').trim();
+  } catch {
+    return '?'; // not readable
+  }
+}
+
+/**
+ * Why perf cannot run here, in one sentence with what to do, or null when it
+ * can. `platform`, `release` and `run` (spawnSync's signature) stand in for
+ * the machine in tests.
+ */
+function unavailable({ platform = process.platform, release = os.release(), run = spawnSync } = {}) {
+  if (platform !== 'linux') return `perf is a Linux tool and this is ${systemName(platform)}.`;
+  const version = run('perf', ['--version'], { encoding: 'utf8' });
+  if (version.error) {
+    return `perf is not installed (on Debian: sudo apt-get install linux-perf; on Ubuntu: sudo apt-get install linux-tools-$(uname -r))${isWsl(release) ? '; on WSL2 it must be built for Microsoft\'s kernel (github.com/microsoft/WSL2-Linux-Kernel, tools/perf)' : ''}.`;
+  }
+  if (version.status !== 0) return perfFailure(`${version.stderr || ''}${version.stdout || ''}`, { release });
+  const probe = path.join(os.tmpdir(), `workbook-perf-${process.pid}.data`);
+  const trial = run('perf', ['record', '-q', '-e', 'cpu-clock', '-o', probe, '--', 'true'], { encoding: 'utf8' });
+  removeTemp(probe);
+  if (trial.status !== 0) return perfFailure(trial.stderr, { release });
   return null;
+}
+
+/**
+ * Removes the output folder the CLI made (profiles/<lab>/<tool>-<time>/) for
+ * a run that never started, and profiles/<lab>/ and profiles/ if that leaves
+ * them empty.
+ */
+function removeEmptyOutput(dir) {
+  for (const folder of [dir, path.dirname(dir), path.dirname(path.dirname(dir))]) {
+    try {
+      fs.rmdirSync(folder); // only ever removes an empty folder
+    } catch {
+      return;
+    }
+  }
 }
 
 /** `perf script` output → folded stacks (root first), leaf frames counted. */
@@ -61,11 +121,12 @@ module.exports = {
   name: 'perf',
   summary: 'Linux perf with JIT symbols: native and JS frames in one flame graph (SVG)',
   unavailable,
-  async run({ lab, file, dir, duration, progress, print }) {
-    const why = unavailable();
+  perfFailure,
+  async run({ lab, file, dir, duration, progress, print, platform = process.platform }) {
+    const why = unavailable({ platform });
     if (why) {
-      print(`${why} Use --tool cpu instead: V8's own profiler, on every system (native frames show as the JS call that entered them).`);
-      return {};
+      removeEmptyOutput(dir);
+      throw new UsageError(`${why} ${ALTERNATIVE}`);
     }
     const data = path.join(dir, 'perf.data');
     let mapFile = null; // the symbol map Node writes for perf (/tmp/perf-<pid>.map), removed after the run
@@ -74,23 +135,25 @@ module.exports = {
       script = await withApp({ file, nodeArgs: ['--perf-basic-prof-only-functions'], progress }, async (app) => {
         mapFile = path.join(os.tmpdir(), `perf-${app.pid}.map`);
         progress(`perf record: sampling pid ${app.pid} at 199 Hz with call stacks`);
-        const recorder = track(spawn('perf', ['record', '-q', '-F', '199', '-e', 'cpu-clock', '-g', '-p', String(app.pid), '-o', data], { stdio: 'ignore' }));
+        const recorder = track(spawn('perf', ['record', '-q', '-F', '199', '-e', 'cpu-clock', '-g', '-p', String(app.pid), '-o', data], { stdio: ['ignore', 'ignore', 'pipe'] }));
+        let recorderErr = '';
+        recorder.stderr.on('data', (d) => (recorderErr += d));
         await new Promise((r) => setTimeout(r, 300));
         try {
           await applyStandardLoad({ lab, url: app.url, duration, progress });
           app.assertAlive('under load');
         } finally {
           recorder.kill('SIGINT');
-          if (recorder.exitCode === null) await once(recorder, 'exit');
+          if (recorder.exitCode === null && recorder.signalCode === null) await once(recorder, 'close');
         }
         progress('perf script: turning samples into stacks (needs the app\'s symbol map)');
         const run = spawnSync('perf', ['script', '-i', data], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
-        if (run.status !== 0) throw new Error(`perf script failed: ${(run.stderr || '').trim().split('\n').pop()}`);
+        if (run.status !== 0) throw new Error(perfFailure(`${recorderErr}${run.stderr || ''}`));
         fs.writeFileSync(path.join(dir, 'perf.script'), run.stdout);
         return run.stdout;
       });
     } finally {
-      if (mapFile) fs.rmSync(mapFile, { force: true });
+      if (mapFile) removeTemp(mapFile);
     }
     const { folded, leaves } = foldPerfScript(script);
     const total = [...leaves.values()].reduce((a, b) => a + b, 0);

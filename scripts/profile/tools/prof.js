@@ -35,7 +35,8 @@ function tickProcess(log, outFile) {
     child.stdout.pipe(out);
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => {
+    // 'close', not 'exit': the report is complete only once stdout has closed.
+    child.on('close', (code) => {
       out.end(() => (code === 0 ? resolve() : reject(new Error(`node --prof-process failed (exit ${code}): ${stderr.trim().split('\n').pop()}`))));
     });
   });

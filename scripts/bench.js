@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// `npm run bench [-- --runs N] [--hog [N]] [--lab ID ...]`: a benchmark of the
+// `npm run bench [-- --runs N] [--hog [N]] [--lab ID ...] [--write]`: a benchmark of the
 // checks themselves. Runs each lab's check N times on its shipped starter and
 // its solution, alternately, optionally with CPU hogs running (a bare --hog:
 // one busy loop per core but one; --hog N: N of them), and reports per
@@ -14,7 +14,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { parseArgs } = require('node:util');
 const { labs, findLab, ROOT } = require('./lib/labs');
-const { measureLab, marginText } = require('./lib/bench');
+const { measureLab, marginText, writeMargins } = require('./lib/bench');
 const { track, killAll, exitOnSignals } = require('./harness/children');
 const { bold, dim, green, red } = require('./lib/style');
 
@@ -26,10 +26,10 @@ const { bold, dim, green, red } = require('./lib/style');
 function benchOptions(argv, cores = os.availableParallelism()) {
   const args = argv.map((a, i) => (a === '--hog' && !/^\d+$/.test(argv[i + 1] || '') ? `--hog=${Math.max(1, cores - 1)}` : a));
   const { values } = parseArgs({
-    options: { runs: { type: 'string', default: '3' }, hog: { type: 'string' }, lab: { type: 'string', multiple: true } },
+    options: { runs: { type: 'string', default: '3' }, hog: { type: 'string' }, lab: { type: 'string', multiple: true }, write: { type: 'boolean' } },
     args,
   });
-  return { runs: Number(values.runs), hogs: values.hog === undefined ? 0 : Number(values.hog), labIds: values.lab };
+  return { runs: Number(values.runs), hogs: values.hog === undefined ? 0 : Number(values.hog), labIds: values.lab, write: Boolean(values.write) };
 }
 
 function printTable(summaries, { runs, hogs }) {
@@ -60,7 +60,7 @@ async function main() {
   const { runs, hogs } = options;
   const chosen = options.labIds ? options.labIds.map((id) => findLab(id)) : labs;
   if (!(runs >= 1) || !(hogs >= 0) || chosen.some((l) => !l)) {
-    console.error('Usage: npm run bench -- [--runs N] [--hog [N]] [--lab ID ...]');
+    console.error('Usage: npm run bench -- [--runs N] [--hog [N]] [--lab ID ...] [--write]');
     process.exit(2);
   }
   exitOnSignals(() => process.stderr.write('\nBench interrupted; every process it started has been ended.\n'));
@@ -87,6 +87,19 @@ async function main() {
   const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   fs.writeFileSync(file, JSON.stringify({ node: process.version, runs, hogs, at: new Date().toISOString(), summaries }, null, 2));
   console.log(dim(`\nWritten to ${path.relative(process.cwd(), file)}`));
+  if (options.write) {
+    // Margins are a claim the site and the docs repeat: only a 10-run bench makes one.
+    if (runs < 10) console.log(dim('Not written to the labs\' margins files: --write needs --runs 10 or more.'));
+    else {
+      const { environment } = require('./checks/run-check');
+      const env = environment();
+      const machine = `${env.cpus} CPUs, ${env.cpuModel}, ${env.platform}`;
+      for (const [i, lab] of chosen.entries()) {
+        writeMargins(lab, summaries[i], { node: process.version, hogs, runs, machine });
+        console.log(`Margins written to ${path.relative(process.cwd(), lab.marginsFile)}`);
+      }
+    }
+  }
   const allRight = summaries.every((s) => Object.values(s.verdicts).every((v) => v.right === v.total));
   killAll();
   process.exit(allRight ? 0 : 1);

@@ -14,7 +14,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { parseArgs } = require('node:util');
 const { labs, findLab, ROOT } = require('./lib/labs');
-const { measureLab, marginText, writeMargins } = require('./lib/bench');
+const { measureLab, marginText, writeMargins } = require('./lib/measure-lab');
 const { track, killAll, exitOnSignals } = require('./harness/children');
 const { bold, dim, green, red } = require('./lib/style');
 

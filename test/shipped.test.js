@@ -9,7 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { labs } = require('../scripts/lib/labs');
 const { manifest, blobId, shippedContent, isShipped } = require('../scripts/lib/shipped');
-const { resetLab } = require('../scripts/lib/reset');
+const { resetLab } = require('../scripts/lib/restore-starter');
 
 test('every lab has its app.js recorded', () => {
   for (const lab of labs) expect(manifest()[lab.slug]).toHaveProperty(['app.js']);

@@ -1,6 +1,6 @@
 'use strict';
 const { relative } = require('../lib/labs');
-const { resetLab } = require('../lib/reset');
+const { resetLab } = require('../lib/restore-starter');
 const { requireLab } = require('./lab-arg');
 
 module.exports = {

@@ -5,7 +5,7 @@
 
 const { labs } = require('../lib/labs');
 const { requireLab } = require('./lab-arg');
-const { measureLab, marginText } = require('../lib/bench');
+const { measureLab, marginText } = require('../lib/measure-lab');
 const { formatNumber, thresholdText } = require('../lib/wording');
 const { bold, dim, green, red } = require('../lib/style');
 const { table } = require('../profile/read/table');

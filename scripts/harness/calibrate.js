@@ -3,7 +3,6 @@
 // checks can express their thresholds in that unit instead of in absolute
 // milliseconds that would only be true on one laptop.
 
-const crypto = require('node:crypto');
 const { median, spread } = require('./stats');
 
 /**
@@ -21,12 +20,6 @@ function timeIt(fn, { runs = 5, warmup = 1 } = {}) {
   return { median: median(samples), spread: spread(samples), samples };
 }
 
-/** The time of one pbkdf2Sync with lab 01's parameters. */
-function pbkdf2SyncCost(options) {
-  const salt = crypto.randomBytes(128).toString('base64');
-  return timeIt(() => crypto.pbkdf2Sync('calibration', salt, 10000, 512, 'sha512'), options);
-}
-
 /**
  * The time of one Handlebars compile (plus a trivial render, since compile is
  * lazy) of `source`, after three untimed ones: lab 04's app compiles on every
@@ -37,4 +30,4 @@ function handlebarsCompileCost(source) {
   return timeIt(() => handlebars.compile(source)({ units: {} }), { runs: 3, warmup: 3 });
 }
 
-module.exports = { timeIt, pbkdf2SyncCost, handlebarsCompileCost };
+module.exports = { timeIt, handlebarsCompileCost };

@@ -2,6 +2,38 @@
 // Reads a lab's README.md (its walkthrough) with markdown-it: the sections,
 // the hints, the code blocks and the commands it shows. One parser for the
 // docs tests and for `workbook hint`, so the README stays the one source.
+//
+// What a walkthrough may contain, and how test/docs.test.js holds it to it:
+//
+// - A code block titled with a repository path (```js title="labs/…/app.js")
+//   is an EXCERPT: its lines must appear, in order and unbroken, in that file
+//   (for labs/… files, in the file as shipped). The site replaces it with the
+//   file's own lines, numbered as in the file.
+// - Any other JavaScript block (```js, ```javascript or ```cjs, no title) is
+//   a COMPLETE PROGRAM, and the docs tests RUN it: written to a temporary
+//   file inside the lab's folder (so require('express') and the lab's other
+//   packages resolve; the file is removed afterwards), run from the
+//   repository's root with the node running the tests and PORT=0 in its
+//   environment. It passes when it exits with code 0 within 20 s. A snippet
+//   that starts a server must close it itself (after fastify.inject, or after
+//   one request to the port it got); one that shows a fragment belongs in
+//   prose or in an excerpt, not in an untitled block. Output blocks are
+//   ```text, commands ```sh: neither is run.
+// - A number in the prose that the code defines carries a COUNT MARKER, an
+//   HTML comment directly after it (GitHub and the site show nothing):
+//       compares 28<!-- count: responses --> responses
+//       the gate is 0.6<!-- count: threshold throughput-ratio -->×
+//   The docs tests compare the number with its source (see COUNT_SOURCES in
+//   test/docs.test.js): `responses` is how many responses the lab's check
+//   judged in its captured result (site/static/captures/index.json, for the
+//   starter and the solution alike), `threshold <gate>` a gate's threshold,
+//   `setting <name>` one of the check's settings, `standard-load <field>` a
+//   field of its standard load. A number a reader could check against the
+//   code and that has no marker is a bug waiting to drift.
+// - Raw HTML is allowed where GitHub and the site's CommonMark (rehype-raw)
+//   both render it, e.g. <details><summary>…</summary> around the fix's code.
+//   Leave a blank line after <summary>…</summary> and before </details>, or
+//   the Markdown inside is swallowed as HTML (the docs tests look for that).
 
 const fs = require('node:fs');
 const MarkdownIt = require('markdown-it');
@@ -9,7 +41,17 @@ const MarkdownIt = require('markdown-it');
 /** Every walkthrough has these second-level sections, in this order. */
 const SECTIONS = ['The symptom', 'Measure', 'Profile', 'Read the profile', 'Hints', 'Fix', 'Verify', 'Why it works', 'Going further'];
 
-const md = new MarkdownIt();
+const md = new MarkdownIt({ html: true });
+
+/** Languages of the code blocks that are complete programs (when untitled). */
+const RUNNABLE = new Set(['js', 'javascript', 'cjs']);
+
+const COMMENT = /<!--[\s\S]*?-->/g;
+
+/** Text without HTML comments (count markers), as terminals should show it. */
+function withoutComments(text) {
+  return text.replace(COMMENT, '');
+}
 
 function inlineText(token) {
   return (token.children || []).map((c) => c.content).join('');
@@ -18,12 +60,13 @@ function inlineText(token) {
 /**
  * @returns {{title:string, sections:string[], hints:string[],
  *   codeBlocks:Array<{lang:string, title:string|null, content:string, line:number}>,
- *   inlineCode:Array<{text:string, line:number}>, links:Array<{href:string, line:number}>}}
+ *   inlineCode:Array<{text:string, line:number}>, links:Array<{href:string, line:number}>,
+ *   htmlBlocks:Array<{content:string, line:number}>, counts:Array<{number:number|null, key:string, line:number}>}}
  */
 function readWalkthrough(file) {
   const source = fs.readFileSync(file, 'utf8');
   const tokens = md.parse(source, {});
-  const result = { title: '', sections: [], hints: [], codeBlocks: [], inlineCode: [], links: [] };
+  const result = { title: '', sections: [], hints: [], codeBlocks: [], inlineCode: [], links: [], htmlBlocks: [], counts: countMarkers(source) };
   let section = null;
   let hintDepth = 0;
   let currentHint = null;
@@ -45,15 +88,16 @@ function readWalkthrough(file) {
       if (t.type === 'list_item_open' && hintDepth === 1 && result.hints.length < 10) currentHint = [];
       if (t.type === 'inline' && currentHint && hintDepth === 1) currentHint.push(t.content);
       if (t.type === 'list_item_close' && hintDepth === 1 && currentHint) {
-        result.hints.push(currentHint.join('\n'));
+        result.hints.push(withoutComments(currentHint.join('\n')));
         currentHint = null;
       }
     }
     if (t.type === 'fence') {
       const [lang = '', ...meta] = t.info.trim().split(/\s+/);
       const title = /title="([^"]+)"/.exec(meta.join(' '));
-      result.codeBlocks.push({ lang, title: title ? title[1] : null, content: t.content, line, section });
+      result.codeBlocks.push({ lang, title: title ? title[1] : null, content: t.content, line, section, runnable: RUNNABLE.has(lang) && !title });
     }
+    if (t.type === 'html_block') result.htmlBlocks.push({ content: t.content, line, section });
     if (t.type === 'inline') {
       for (const c of t.children || []) {
         if (c.type === 'code_inline') result.inlineCode.push({ text: c.content, line, section });
@@ -71,7 +115,23 @@ function readWalkthroughSection(file, title) {
   if (start < 0) return '';
   let end = start + 1;
   while (end < lines.length && !/^## /.test(lines[end])) end++;
-  return lines.slice(start + 1, end).join('\n').trim();
+  return withoutComments(lines.slice(start + 1, end).join('\n')).trim();
 }
 
-module.exports = { SECTIONS, readWalkthrough, readWalkthroughSection };
+/**
+ * The count markers in a walkthrough's source, each with the number written
+ * directly before it (null when there is none: a misplaced marker).
+ */
+function countMarkers(source) {
+  const found = [];
+  const lines = source.split(/\r?\n/);
+  lines.forEach((text, i) => {
+    for (const m of text.matchAll(/<!--\s*count:\s*([\s\S]*?)\s*-->/g)) {
+      const before = /(\d[\d,]*(?:\.\d+)?)$/.exec(text.slice(0, m.index));
+      found.push({ number: before ? Number(before[1].replace(/,/g, '')) : null, written: before ? before[1] : null, key: m[1], line: i + 1 });
+    }
+  });
+  return found;
+}
+
+module.exports = { SECTIONS, readWalkthrough, readWalkthroughSection, countMarkers, withoutComments };

@@ -9,7 +9,7 @@
 
 const { randomBytes } = require('node:crypto');
 const { availableParallelism } = require('node:os');
-const { pbkdf2SyncCost } = require('../../../scripts/harness/calibrate');
+const { pbkdf2SyncCost } = require('./calibrate');
 const { runLoad } = require('../../../scripts/harness/load');
 const { get } = require('../../../scripts/harness/http-client');
 const { median } = require('../../../scripts/harness/stats');

@@ -40,18 +40,59 @@ function samePath(a, b) {
 
 if (isTarget) install();
 
+/** Each job of the probe, wired together. */
 function install() {
+  const loop = watchEventLoopDelay();
+  const servers = trackServers();
+  const shutdown = closeAndExit(servers, loop);
+  const handlers = { ...loop.handlers, ...memoryHandlers(), ...processHandlers(servers, shutdown) };
+  stopWhenAsked(shutdown);
+  if (process.send) answerHarness(handlers);
+}
+
+/** Sends a message to the harness: over IPC, and to the ready file for apps a profiler started. */
+function report(message) {
+  if (process.send && process.connected) process.send(message);
+  if (process.env.WORKBOOK_READY_FILE) {
+    fs.appendFileSync(process.env.WORKBOOK_READY_FILE, JSON.stringify(message) + '\n');
+  }
+}
+
+/** Event-loop delay, measured from inside the app. */
+function watchEventLoopDelay() {
   const RESOLUTION_MS = 5;
   const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   delay.enable();
+  // The histogram records the time between timer ticks; what the app's
+  // users feel is how late each tick was, so subtract the resolution.
+  const toMs = (ns) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
+  return {
+    stop: () => delay.disable(),
+    handlers: {
+      'eld:reset': () => {
+        delay.reset();
+        return {};
+      },
+      'eld:read': () => ({
+        count: delay.count,
+        p50: toMs(delay.percentile(50)),
+        p90: toMs(delay.percentile(90)),
+        p99: toMs(delay.percentile(99)),
+        max: toMs(delay.max),
+        mean: toMs(delay.mean),
+      }),
+    },
+  };
+}
 
-  // A GC we can force without asking the app to run with --expose-gc.
-  v8.setFlagsFromString('--expose-gc');
-  const forceGc = vm.runInNewContext('gc');
-
+/**
+ * Every server the app starts: reports the port it really listens on (apps
+ * get PORT=0, so two checks never collide), and counts the HTTP requests
+ * this process receives, so a check can tell an app that serves from
+ * another process (cluster) from one that serves cheaply.
+ */
+function trackServers() {
   const servers = new Set();
-  // Requests this process's own HTTP servers received: a check can tell an
-  // app that serves from another process (cluster) from one that serves cheaply.
   let served = 0;
   const listen = net.Server.prototype.listen;
   net.Server.prototype.listen = function probedListen(...args) {
@@ -64,30 +105,15 @@ function install() {
     this.once('close', () => servers.delete(this));
     return listen.apply(this, args);
   };
+  return { all: servers, served: () => served };
+}
 
-  function report(message) {
-    if (process.send && process.connected) process.send(message);
-    if (process.env.WORKBOOK_READY_FILE) {
-      fs.appendFileSync(process.env.WORKBOOK_READY_FILE, JSON.stringify(message) + '\n');
-    }
-  }
-
-  const toMs = (ns) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
-  const handlers = {
-    'eld:reset': () => {
-      delay.reset();
-      return {};
-    },
-    // The histogram records the time between timer ticks; what the app's
-    // users feel is how late each tick was, so subtract the resolution.
-    'eld:read': () => ({
-      count: delay.count,
-      p50: toMs(delay.percentile(50)),
-      p90: toMs(delay.percentile(90)),
-      p99: toMs(delay.percentile(99)),
-      max: toMs(delay.max),
-      mean: toMs(delay.mean),
-    }),
+/** Heap after a forced GC, and heap snapshots. */
+function memoryHandlers() {
+  // A GC we can force without asking the app to run with --expose-gc.
+  v8.setFlagsFromString('--expose-gc');
+  const forceGc = vm.runInNewContext('gc');
+  return {
     heap: () => {
       // Two passes: the first can leave objects with finalizers for the second.
       forceGc();
@@ -97,11 +123,17 @@ function install() {
     },
     // A heap snapshot to the given file, for the heap comparison.
     snapshot: ({ file }) => ({ file: v8.writeHeapSnapshot(file) }),
+  };
+}
+
+/** CPU used, requests served, what the app still waits on, and shutdown. */
+function processHandlers(servers, shutdown) {
+  return {
     // CPU time this process has used (all threads), in microseconds, and the
     // HTTP requests it has received so far.
     cpu: () => {
       const { user, system } = process.cpuUsage();
-      return { user, system, total: user + system, served };
+      return { user, system, total: user + system, served: servers.served() };
     },
     // What the app is still waiting on (pending file writes, timers, sockets),
     // by resource type: a check waits for file I/O to drain before measuring.
@@ -115,27 +147,36 @@ function install() {
       return {};
     },
   };
+}
 
+/**
+ * Closes the app's servers and lets the process end by itself, so profilers
+ * that write on exit (--cpu-prof, --prof, Clinic.js) get their data.
+ */
+function closeAndExit(servers, loop) {
   let closing = false;
-  function shutdown() {
+  return function shutdown() {
     if (closing) return;
     closing = true;
-    delay.disable();
-    for (const server of servers) {
+    loop.stop();
+    for (const server of servers.all) {
       server.close();
       if (typeof server.closeAllConnections === 'function') server.closeAllConnections();
     }
-    // Let the process end by itself: that is what fires 'beforeExit', where
-    // Clinic.js flushes its data. If the app keeps something else alive (a
-    // timer, a pool), nudge: 'beforeExit' for the profilers that wait on it,
-    // then exit for good (--cpu-prof and --prof write on any exit).
+    // Ending by itself is what fires 'beforeExit', where Clinic.js flushes
+    // its data. If the app keeps something else alive (a timer, a pool),
+    // nudge: 'beforeExit' for the profilers that wait on it, then exit for
+    // good (--cpu-prof and --prof write on any exit).
     const waitsForBeforeExit = process.listenerCount('beforeExit') > 0;
     setTimeout(() => {
       if (waitsForBeforeExit) process.emit('beforeExit', 0);
       setTimeout(() => process.exit(0), waitsForBeforeExit ? 2000 : 0).unref();
     }, waitsForBeforeExit ? 2000 : 200).unref();
-  }
+  };
+}
 
+/** Stops on SIGINT/SIGTERM, on a stop file, or when the workbook's process is gone. */
+function stopWhenAsked(shutdown) {
   // Apps started by a profiler have no IPC channel. The workbook asks them to
   // stop by creating a file (signals cannot be sent to a child on Windows)...
   const stopFile = process.env.WORKBOOK_STOP_FILE;
@@ -144,7 +185,6 @@ function install() {
       if (fs.existsSync(stopFile)) shutdown();
     }, 200).unref();
   }
-
   // ...and they watch the workbook's process, to exit if it goes away.
   const parent = Number(process.env.WORKBOOK_PARENT_PID);
   if (parent && !process.send) {
@@ -159,21 +199,22 @@ function install() {
 
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+}
 
-  if (process.send) {
-    process.on('message', (message) => {
-      if (!message || typeof message !== 'object' || !handlers[message.cmd]) return;
-      const reply = { type: 'reply', id: message.id };
-      try {
-        Object.assign(reply, { ok: true, value: handlers[message.cmd](message.args || {}) });
-      } catch (err) {
-        Object.assign(reply, { ok: false, error: err.message });
-      }
-      if (process.connected) process.send(reply);
-    });
-    // The harness went away (finished, crashed, or was killed): so do we.
-    process.on('disconnect', () => process.exit(0));
-    // The channel must not keep an app alive that would otherwise exit.
-    if (process.channel && process.channel.unref) process.channel.unref();
-  }
+/** Answers the harness's requests over IPC, and exits when the harness goes away. */
+function answerHarness(handlers) {
+  process.on('message', (message) => {
+    if (!message || typeof message !== 'object' || !handlers[message.cmd]) return;
+    const reply = { type: 'reply', id: message.id };
+    try {
+      Object.assign(reply, { ok: true, value: handlers[message.cmd](message.args || {}) });
+    } catch (err) {
+      Object.assign(reply, { ok: false, error: err.message });
+    }
+    if (process.connected) process.send(reply);
+  });
+  // The harness went away (finished, crashed, or was killed): so do we.
+  process.on('disconnect', () => process.exit(0));
+  // The channel must not keep an app alive that would otherwise exit.
+  if (process.channel && process.channel.unref) process.channel.unref();
 }

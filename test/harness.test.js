@@ -166,7 +166,7 @@ describe('no process is ever left behind', () => {
   });
 
   test('Ctrl-C in the middle of a check ends its app', async () => {
-    const cli = startCli(['check', '01', '--app', fixture('../../../solutions/01-sync-pbkdf2/app.js')]);
+    const cli = startCli(['check', '01', '--app', require('../scripts/lib/labs').labs[0].solutionApp]);
     const [, port] = await waitForOutput(cli, (out) => /Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out));
     cli.child.kill('SIGINT');
     const { code, signal } = await cli.done;

@@ -179,7 +179,7 @@ describe("6 · an app's last words are read after its output closes", () => {
 });
 
 describe('7 · a prof hot spot in a path with spaces', () => {
-  const windowsApp = 'C:\\Users\\Ada Lovelace\\workbook\\labs\\01-sync-pbkdf2\\app.js';
+  const windowsApp = 'C:\\Users\\Ada Lovelace\\workbook\\labs\\01-some-lab\\app.js';
 
   test('frames split at the app path, Windows or not', () => {
     expect(parseFrame(`JS: ^hashPassword ${windowsApp}:20:22`, windowsApp)).toEqual([expect.any(String), 'hashPassword', windowsApp, '20']);
@@ -244,7 +244,7 @@ describe('8 · perf says plainly where it cannot run', () => {
   });
 
   test('--tool perf on Windows creates nothing and fails with advice', async () => {
-    const dir = path.join(scratch, 'profiles', '02-express-vs-fastify', 'perf-now');
+    const dir = path.join(scratch, 'profiles', '02-another-lab', 'perf-now');
     fs.mkdirSync(dir, { recursive: true });
     const err = await perf.run({ dir, platform: 'win32', progress: () => {}, print: () => {} }).catch((e) => e);
     expect(err).toBeInstanceOf(UsageError);

@@ -1,4 +1,5 @@
 'use strict';
+const { labs: LABS } = require('../scripts/lib/labs');
 // The local workbook server behind `npm start`: it answers only requests
 // addressed to itself (against DNS rebinding and other sites' pages), knows
 // only the workbook's labs, and runs one check at a time. The checks here
@@ -75,14 +76,16 @@ describe('who it answers', () => {
 });
 
 describe('what it does', () => {
+  // Three labs from the list, in the order the queue test posts them.
+  const [A, C, B] = LABS.map((l) => l.slug);
   test('lists the labs', async () => {
     const { labs } = JSON.parse((await raw(port, { path: '/api/labs' })).body);
     // Every lab of labs/labs.json, in its order (the list grows as labs are added).
     expect(labs.map((l) => l.slug)).toEqual(require('../scripts/lib/labs').labs.map((l) => l.slug));
-    expect(labs[0]).toMatchObject({ id: '01', slug: '01-sync-pbkdf2' });
+    expect(labs[0]).toMatchObject({ id: LABS[0].id, slug: LABS[0].slug });
   });
 
-  test.each([['/api/labs/99-nope/check'], ['/api/labs/..%2F..%2Fetc/check'], ['/api/labs/01/check']])(
+  test.each([['/api/labs/99-nope/check'], ['/api/labs/..%2F..%2Fetc/check'], [`/api/labs/${LABS[0].id}/check`]])(
     'refuses a lab it does not know by its full name: %s',
     async (path) => {
       const res = await raw(port, { method: 'POST', path });
@@ -92,19 +95,19 @@ describe('what it does', () => {
   );
 
   test('starts a check only on POST, and offers nothing else', async () => {
-    expect((await raw(port, { path: '/api/labs/01-sync-pbkdf2/check' })).status).toBe(405);
+    expect((await raw(port, { path: `/api/labs/${LABS[0].slug}/check` })).status).toBe(405);
     expect((await raw(port, { method: 'POST', path: '/api/run', origin: `http://127.0.0.1:${port}` })).status).toBe(404);
     expect(calls).toHaveLength(0);
   });
 
   test('runs one check at a time and queues the rest, in order', async () => {
     const post = (slug) => raw(port, { method: 'POST', path: `/api/labs/${slug}/check`, origin: `http://127.0.0.1:${port}` }).then((r) => JSON.parse(r.body).job);
-    const first = await post('01-sync-pbkdf2');
-    const second = await post('03-leaking-set');
-    const third = await post('02-express-vs-fastify');
-    expect(calls.map((c) => c.lab)).toEqual(['01-sync-pbkdf2']); // only the first runs
+    const first = await post(A);
+    const second = await post(B);
+    const third = await post(C);
+    expect(calls.map((c) => c.lab)).toEqual([A]); // only the first runs
     const status = JSON.parse((await raw(port, { path: '/api/labs' })).body);
-    expect(status).toMatchObject({ running: '01-sync-pbkdf2', waiting: 2 });
+    expect(status).toMatchObject({ running: A, waiting: 2 });
 
     const followFirst = events(port, first.id);
     release.shift()();
@@ -112,13 +115,13 @@ describe('what it does', () => {
     expect(firstEvents.map((e) => e.type)).toEqual(['queued', 'started', 'progress', 'result']);
     expect(firstEvents[0].position).toBe(1);
     await new Promise((r) => setImmediate(r));
-    expect(calls.map((c) => c.lab)).toEqual(['01-sync-pbkdf2', '03-leaking-set']); // then the next, alone
+    expect(calls.map((c) => c.lab)).toEqual([A, B]); // then the next, alone
 
     release.shift()();
     const secondEvents = await events(port, second.id);
     expect(secondEvents.map((e) => e.type)).toEqual(['queued', 'started', 'progress', 'result']);
     expect(secondEvents[0].position).toBe(2);
-    expect(secondEvents.at(-1)).toMatchObject({ type: 'result', result: { lab: '03-leaking-set', verdict: 'pass' } });
+    expect(secondEvents.at(-1)).toMatchObject({ type: 'result', result: { lab: B, verdict: 'pass' } });
 
     await new Promise((r) => setImmediate(r));
     release.shift()();
@@ -126,7 +129,7 @@ describe('what it does', () => {
     // Third in line, then second once the first finished, then its turn.
     expect(thirdEvents.filter((e) => e.type === 'queued').map((e) => e.position)).toEqual([3, 2]);
     expect(thirdEvents.at(-1).type).toBe('result');
-    expect(calls.map((c) => c.lab)).toEqual(['01-sync-pbkdf2', '03-leaking-set', '02-express-vs-fastify']);
+    expect(calls.map((c) => c.lab)).toEqual([A, B, C]);
   });
 
   test('an unknown job is a plain 404', async () => {

@@ -78,6 +78,13 @@ function problemsOf(spec, tools) {
   need(Array.isArray(used), 'tools must be a list');
   if (tools) for (const t of used) need(tools.includes(t), `tools names "${t}", which \`workbook profile\` does not have`);
 
+  const findings = spec.findings || {};
+  need(typeof findings === 'object', 'findings must be an object: tool name → RegExp');
+  for (const [tool, pattern] of Object.entries(findings)) {
+    need(used.includes(tool), `findings names tool "${tool}", which is not in tools`);
+    need(pattern instanceof RegExp, `findings.${tool} must be a RegExp`);
+  }
+
   const charts = spec.charts || [];
   need(Array.isArray(charts), 'charts must be a list');
   for (const c of charts) {
@@ -106,6 +113,8 @@ function problemsOf(spec, tools) {
  *   (markdown: `code` and **bold**)
  * @param {Array<{load:true}|{tool:string}>} [spec.captures] what capture.js records for the walkthrough
  * @param {string[]} [spec.tools] the `workbook profile` tools its walkthrough teaches (tool matrix rows)
+ * @param {Record<string, RegExp>} [spec.findings] what a tool must print on the starter, for the
+ *   extended suite's profiler tests (e.g. the hot frame and its line in app.js)
  * @param {object[]} [spec.charts] what the site draws from a result
  * @param {string} [file] the module's path, for error messages
  */
@@ -123,6 +132,7 @@ function defineCheck(spec, file = 'a check module') {
     settings: spec.settings || {},
     captures: spec.captures || [],
     tools: spec.tools || [],
+    findings: spec.findings || {},
     charts: spec.charts || [],
     /** Threshold of a gate in its own terms (a multiple of `per` where it has one). */
     threshold(id) {

@@ -1,28 +1,35 @@
 'use strict';
-// Every profiler in the toolbelt, on this machine's Node: each produces its
-// artifact on lab 01 (and the memory tools on lab 03), says what it found, and
-// leaves no process behind. The README's tool × Node version matrix is made
-// by scripts/dev/tool-matrix.js, running the same commands on each version.
+// Every profiler in the toolbelt, on this machine's Node, on every lab whose
+// walkthrough uses it (the `tools` of the lab's check): each produces its
+// artifact, says what the lab's check expects it to find (its `findings`),
+// and leaves no process behind. The README's tool × Node version matrix is
+// made by scripts/dev/tool-matrix.js, running the same commands on each version.
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT } = require('../../scripts/lib/labs');
+const { ROOT, labs, checkOf } = require('../../scripts/lib/labs');
 const { runCli } = require('../helpers/cli');
 const { processesRunning } = require('../helpers/leftovers');
 const { unavailable: perfUnavailable } = require('../../scripts/profile/tools/perf');
 
-const CASES = [
-  ['prof', '01', /\.txt$/, /Hot spot in your code\n.*`pbkdf2Sync`, called from labs\/01-sync-pbkdf2\/app\.js:21/],
-  ['cpu', '01', /\.cpuprofile$/, /`pbkdf2Sync`, called from labs\/01-sync-pbkdf2\/app\.js:21/],
-  ['flame', '01', /flamegraph\.html$/, null],
-  ['clinic-doctor', '01', /\.clinic-doctor\.html$/, /Doctor's verdict: "event-loop"/],
-  ['clinic-flame', '01', /\.clinic-flame\.html$/, null],
-  ['heapprofiler', '01', /\.clinic-heapprofiler\.html$/, null],
-  ['bubbleprof', '01', /\.clinic-bubbleprof\.html$/, null],
-  ['heap', '03', /2-after-load\.heapsnapshot$/, /variable "entries" → Set/],
-  ['gc', '03', /trace-gc\.log$/, /Verdict: the heap after each full collection keeps rising/],
-  ['perf', '01', /flamegraph\.svg$/, /sha512/],
-];
+// The file each tool points the learner at first.
+const ARTIFACT = {
+  prof: /\.txt$/,
+  cpu: /\.cpuprofile$/,
+  flame: /flamegraph\.html$/,
+  'clinic-doctor': /\.clinic-doctor\.html$/,
+  'clinic-flame': /\.clinic-flame\.html$/,
+  heapprofiler: /\.clinic-heapprofiler\.html$/,
+  bubbleprof: /\.clinic-bubbleprof\.html$/,
+  heap: /2-after-load\.heapsnapshot$/,
+  gc: /trace-gc\.log$/,
+  perf: /flamegraph\.svg$/,
+};
+
+const CASES = labs.flatMap((lab) => {
+  const check = checkOf(lab);
+  return check.tools.map((tool) => [tool, lab.id, ARTIFACT[tool], check.findings[tool] || null]);
+});
 
 afterAll(() => {
   expect(processesRunning(path.join(ROOT, 'labs'))).toEqual([]);

@@ -238,6 +238,13 @@ module.exports = defineCheck(
     },
     captures: [{ load: true }, { tool: 'prof' }, { tool: 'cpu' }],
     tools: ['prof', 'cpu', 'flame', 'clinic-doctor', 'clinic-flame', 'bubbleprof', 'perf'],
+    // What the profilers must find in the starter (the extended suite runs each).
+    findings: {
+      prof: /Hot spot in your code\n.*`pbkdf2Sync`, called from labs\/\S+\/app\.js:21/,
+      cpu: /`pbkdf2Sync`, called from labs\/\S+\/app\.js:21/,
+      'clinic-doctor': /Doctor's verdict: "event-loop"/,
+      perf: /sha512/,
+    },
     charts: [
       {
         kind: 'gate-bars',

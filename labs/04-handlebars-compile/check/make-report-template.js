@@ -1,6 +1,6 @@
 'use strict';
 // For workbook maintainers: writes lab 04's report template,
-// labs/04-handlebars-compile/views/report.hbs. A quarterly operations report
+// views/report.hbs. A quarterly operations report
 // with one hand-shaped section per region and business line, as such
 // templates grow in real projects. Compile time follows the number of tags,
 // so the section count sets how slow the lab's bug is (see the lab's README).
@@ -102,6 +102,6 @@ ${toc}
 </html>
 `;
 
-const file = path.join(__dirname, '..', '..', 'labs', '04-handlebars-compile', 'views', 'report.hbs');
+const file = path.join(__dirname, '..', 'views', 'report.hbs');
 fs.writeFileSync(file, template);
 console.log(`Wrote ${path.relative(process.cwd(), file)}: ${sections.length} sections, ${(template.length / 1024).toFixed(0)} KiB, ${(template.match(/\{\{/g) || []).length} tags.`);

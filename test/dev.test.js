@@ -25,12 +25,14 @@ function lines(problems, pattern) {
   return problems.filter((p) => pattern.test(p));
 }
 
-test('dev check: the workbook itself is clean, in well under 5 s', async () => {
+test('dev check: the workbook itself is clean, and quick', async () => {
   const started = Date.now();
   const { code, stdout, stderr } = await runCli(['dev', 'check']);
   expect({ code, stdout, stderr }).toMatchObject({ code: 0 });
   expect(stdout).toMatch(new RegExp(`dev check: ${labs.length} labs, no problems`));
-  expect(Date.now() - started).toBeLessThan(5000);
+  // It measures nothing, so it takes about a second anywhere; this only
+  // catches a dev check that started measuring or hangs.
+  expect(Date.now() - started).toBeLessThan(30_000);
 });
 
 test('the GitHub Classroom workflow grades every lab with a command that exists', () => {

@@ -2,13 +2,17 @@
 // The walkthroughs are read and followed to the letter, so they are tested:
 // every lab README has the standard sections in order and 3–4 hints; every
 // `npx workbook …` / `npm run …` command it shows exists and takes those
-// arguments; every file it names exists; and every code block marked as
-// coming from a file (```js title="path") matches that file.
+// arguments; every file it names exists; every code block marked as coming
+// from a file (```js title="path") matches that file; every other JavaScript
+// block runs as a complete program; and every number marked with a count
+// marker equals what the code defines. The rules are written out at the top
+// of scripts/lib/walkthrough.js.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { labs, findLab, ROOT } = require('../scripts/lib/labs');
+const { spawnSync } = require('node:child_process');
+const { labs, findLab, ROOT, checkOf } = require('../scripts/lib/labs');
 const { SECTIONS, readWalkthrough } = require('../scripts/lib/walkthrough');
 const { shippedContent } = require('../scripts/lib/shipped');
 const COMMANDS = require('../scripts/cli/commands');
@@ -126,7 +130,115 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) =>
     }
     expect(mismatched).toEqual([]);
   });
+  test('every JavaScript block that is not an excerpt runs as a complete program', () => {
+    if (!walkthrough) return; // reported by the first test
+    const failures = [];
+    for (const block of walkthrough.codeBlocks.filter((b) => b.runnable)) {
+      const outcome = runSnippet(lab, block);
+      if (outcome) failures.push(`line ${block.line}: ${outcome}`);
+    }
+    expect(failures).toEqual([]);
+  }, 60_000 + 25_000 * (walkthrough ? walkthrough.codeBlocks.filter((b) => b.runnable).length : 0));
+
+  test('every number with a count marker is the number the code defines', () => {
+    if (!walkthrough) return; // reported by the first test
+    const problems = [];
+    for (const { number, written, key, line } of walkthrough.counts) {
+      if (number === null) {
+        problems.push(`line ${line}: the marker "count: ${key}" does not follow a number (write it directly after one, no space)`);
+        continue;
+      }
+      let expected;
+      try {
+        expected = countSource(lab, key);
+      } catch (err) {
+        problems.push(`line ${line}: "count: ${key}": ${err.message}`);
+        continue;
+      }
+      if (expected !== number) problems.push(`line ${line}: says ${written} for "${key}", the code defines ${expected}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test('raw HTML blocks do not swallow the Markdown inside them', () => {
+    // A fence that starts inside an HTML block (no blank line after <summary>)
+    // is shown as text on GitHub and by the site.
+    if (!walkthrough) return; // reported by the first test
+    const swallowed = walkthrough.htmlBlocks.filter((b) => /^\s*(```|~~~)/m.test(b.content)).map((b) => `line ${b.line}`);
+    expect(swallowed).toEqual([]);
+  });
 });
+
+/** A lab's captured check results (npm run capture), or null. */
+function capturedResults(lab) {
+  const index = path.join(ROOT, 'site', 'static', 'captures', 'index.json');
+  if (!fs.existsSync(index)) return null;
+  const entry = JSON.parse(fs.readFileSync(index, 'utf8')).labs[lab.slug];
+  return entry ? entry.results : null;
+}
+
+/**
+ * Where each count marker's number comes from. `responses`: how many
+ * responses the lab's check judged in its captured results, the same for the
+ * starter and the solution; `threshold <gate>`, `setting <name>`,
+ * `standard-load <field>`: the check definition's own values.
+ */
+const COUNT_SOURCES = {
+  responses(lab) {
+    const results = capturedResults(lab);
+    if (!results || !results.solution) throw new Error(`no captured check result for lab ${lab.id} (npm run capture -- --lab ${lab.id})`);
+    const counts = new Set(Object.values(results).map((r) => r.responses.length));
+    if (counts.size !== 1) throw new Error(`the captured starter and solution judged different numbers of responses (${[...counts].join(', ')}): capture again`);
+    return [...counts][0];
+  },
+  threshold(lab, gate) {
+    const check = checkOf(lab);
+    if (!check.gates[gate]) throw new Error(`the check has no gate "${gate}" (it has ${Object.keys(check.gates).join(', ')})`);
+    return check.threshold(gate);
+  },
+  setting(lab, name) {
+    const value = checkOf(lab).settings[name];
+    if (typeof value !== 'number') throw new Error(`the check has no numeric setting "${name}"`);
+    return value;
+  },
+  'standard-load'(lab, field) {
+    const value = checkOf(lab).standardLoad[field];
+    if (typeof value !== 'number') throw new Error(`the standard load has no numeric field "${field}"`);
+    return value;
+  },
+};
+
+function countSource(lab, key) {
+  const [name, ...args] = key.split(/\s+/);
+  if (!COUNT_SOURCES[name]) throw new Error(`unknown source "${name}" (known: ${Object.keys(COUNT_SOURCES).join(', ')})`);
+  return COUNT_SOURCES[name](lab, ...args);
+}
+
+/**
+ * Runs a walkthrough's JavaScript block as a program, from a temporary file
+ * in the lab's folder (so the lab's packages resolve), with PORT=0.
+ * @returns {string|null} why it failed, or null when it exited 0 within 20 s
+ */
+function runSnippet(lab, block, timeoutMs = 20_000) {
+  const file = path.join(lab.dir, `.docs-snippet-${block.line}-${process.pid}.js`);
+  fs.writeFileSync(file, block.content);
+  try {
+    const run = spawnSync(process.execPath, [file], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0' },
+      encoding: 'utf8',
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+    });
+    const output = `${run.stdout || ''}${run.stderr || ''}`.trim().split('\n').slice(-8).join('\n');
+    if (run.error && run.error.code === 'ETIMEDOUT') return `still running after ${timeoutMs / 1000} s (a snippet must end by itself, closing any server it starts)`;
+    if (run.error) return run.error.message;
+    if (run.status !== 0) return `exited with ${run.status ?? run.signal}:\n${output}`;
+    return null;
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
 
 /** A repository file's text; lab files as shipped, since learners edit them. */
 function fileText(relativePath) {
@@ -149,6 +261,22 @@ test('the root README shows only commands that exist', () => {
     if (problem) problems.push(`${where}: \`${line}\`: ${problem}`);
   }
   expect(problems).toEqual([]);
+});
+
+test('a count marker reads the number written directly before it', () => {
+  const { countMarkers } = require('../scripts/lib/walkthrough');
+  expect(countMarkers('compares 1,234<!-- count: responses --> answers')).toEqual([{ number: 1234, written: '1,234', key: 'responses', line: 1 }]);
+  expect(countMarkers('at 0.6<!--count: threshold x-->×')[0]).toMatchObject({ number: 0.6, key: 'threshold x' });
+  expect(countMarkers('no number <!-- count: responses -->')[0].number).toBeNull();
+  expect(() => countSource(labs[0], 'nonsense')).toThrow(/unknown source/);
+});
+
+test('a snippet that fails, or never ends, fails its test', () => {
+  const lab = labs[0];
+  expect(runSnippet(lab, { line: 0, content: "require('node:assert').strictEqual(process.env.PORT, '0');\n" })).toBeNull();
+  expect(runSnippet(lab, { line: 0, content: 'process.exit(3);\n' })).toMatch(/exited with 3/);
+  expect(runSnippet(lab, { line: 0, content: 'setInterval(() => {}, 1000);\n' }, 1000)).toMatch(/still running/);
+  expect(fs.readdirSync(lab.dir).filter((f) => f.startsWith('.docs-snippet-'))).toEqual([]);
 });
 
 test('the checker of commands itself rejects what it should', () => {

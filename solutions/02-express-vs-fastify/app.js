@@ -72,11 +72,28 @@ function notFound(request, reply) {
 
 app.setNotFoundHandler(notFound);
 
-// Malformed JSON bodies and the like: the same shape as every other error.
+// Bodies are read as express.json() read them, so every answer stays the
+// same: JSON only when the content type says so; an empty JSON body is {};
+// JSON whose first character is not { or [ (a bare string, a number, null)
+// is refused as invalid, like malformed JSON; any other content type is not
+// parsed at all, so the handler sees no body.
+app.removeAllContentTypeParsers();
+app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+  if (text.length === 0) return done(null, {});
+  const first = text.trimStart()[0];
+  try {
+    if (first !== '{' && first !== '[') throw new SyntaxError('not an object or array');
+    done(null, JSON.parse(text));
+  } catch {
+    done(Object.assign(new Error('body is not valid JSON'), { statusCode: 400 }));
+  }
+});
+app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, raw, done) => done(null, undefined));
+
+// Invalid JSON bodies and the like: the same shape as every other error.
 app.setErrorHandler((err, request, reply) => {
   const status = err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-  const message = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'body is not valid JSON' : err.message;
-  reply.code(status).send({ error: status === 400 ? 'bad_request' : 'error', message });
+  reply.code(status).send({ error: status === 400 ? 'bad_request' : 'error', message: err.message });
 });
 
 const isObject = (body) => body !== null && typeof body === 'object' && !Array.isArray(body);

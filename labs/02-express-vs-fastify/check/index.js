@@ -45,6 +45,17 @@ const CASES = [
   { method: 'POST', path: '/users', body: { name: 'Ada', email: 'ada@example.com' } },
   { name: 'POST /users with an array body', method: 'POST', path: '/users', body: [1, 2] },
   { name: 'POST /users with malformed JSON', method: 'POST', path: '/users', body: '{"name": ' },
+  // express.json() is strict: JSON that is not an object or array is refused
+  // as invalid, an empty JSON body is {}, and other content types are not parsed.
+  { name: 'POST /users with a JSON string body', method: 'POST', path: '/users', body: '"Ada"' },
+  { name: 'POST /users with an empty JSON body', method: 'POST', path: '/users', body: '' },
+  {
+    name: 'POST /users with a form body (not JSON)',
+    method: 'POST',
+    path: '/users',
+    body: 'name=Ada',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  },
   { path: '/users/1' },
   { method: 'PATCH', path: '/users/1', body: { email: 'ada@shop.example' } },
   { path: '/users' },
@@ -68,7 +79,7 @@ async function measure(ctx) {
   progress('Starting your app and the reference solution side by side');
   const [candidate, reference] = await Promise.all([ctx.start(ctx.candidate), ctx.start(ctx.reference)]);
 
-  progress(`Comparing ${CASES.length} responses with the reference`);
+  progress(`Comparing your app's answers to ${CASES.length} requests with the reference's (status, content type, JSON body)`);
   const responses = await compareResponses(candidate, reference, CASES);
   ctx.assertAlive(candidate, 'while its responses were checked');
 

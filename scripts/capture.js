@@ -38,6 +38,8 @@ const TITLES = {
   heap: 'Two heap snapshots compared by `npx workbook profile --tool heap`',
   'clinic-doctor': 'Clinic.js Doctor\'s verdict',
   flamegraph: 'Flame graph from the CPU profile (your file in blue)',
+  'cpu-solution': '--cpu-prof of the reference solution, read by `npx workbook profile --tool cpu --solution`',
+  'flamegraph-solution': 'Flame graph of the reference solution\'s CPU profile',
   'doctor-report': 'Clinic.js Doctor\'s report',
 };
 
@@ -93,13 +95,18 @@ async function captureLab(lab, progress) {
       progress(`Lab ${lab.id}: autocannon on the solution`);
       save('autocannon-after', 'autocannon-after.txt', await captureLoad(lab, lab.solutionApp, progress));
     } else {
-      progress(`Lab ${lab.id}: ${step.tool}`);
-      const { text, result, dir } = await captureTool(lab, step.tool, starter, progress);
+      // A tool runs on the starter, or with `solution: true` on the reference
+      // fix (for a walkthrough that shows both profiles side by side).
+      const onSolution = Boolean(step.solution);
+      const file = onSolution ? lab.solutionApp : starter;
+      const suffix = onSolution ? '-solution' : '';
+      progress(`Lab ${lab.id}: ${step.tool}${onSolution ? ' on the solution' : ''}`);
+      const { text, result, dir } = await captureTool(lab, step.tool, file, progress);
       // The starter ran from a scratch copy: show it under the path the learner knows.
       const asLab = (content) => content.split(path.relative(ROOT, starter).split(path.sep).join('/')).join(relative(lab.app));
-      save(step.tool, `${step.tool}.txt`, asLab(text));
-      if (step.tool === 'cpu' && result.flamegraph) save('flamegraph', 'flamegraph.svg', asLab(fs.readFileSync(result.flamegraph, 'utf8')), 'svg');
-      if (step.tool === 'clinic-doctor') save('doctor-report', 'doctor.html', fs.readFileSync(result.open), 'html');
+      save(`${step.tool}${suffix}`, `${step.tool}${suffix}.txt`, asLab(text));
+      if (step.tool === 'cpu' && result.flamegraph) save(`flamegraph${suffix}`, `flamegraph${suffix}.svg`, asLab(fs.readFileSync(result.flamegraph, 'utf8')), 'svg');
+      if (step.tool === 'clinic-doctor') save(`doctor-report${suffix}`, `doctor${suffix}.html`, fs.readFileSync(result.open), 'html');
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }

@@ -152,7 +152,7 @@ function lintCaptures(lab, check, root, rel) {
   const problems = [];
   const kinds = new Set((entry.files || []).map((f) => f.kind));
   for (const c of check.captures) {
-    const wanted = c.load ? ['autocannon-before', 'autocannon-after'] : [c.tool];
+    const wanted = c.load ? ['autocannon-before', 'autocannon-after'] : [`${c.tool}${c.solution ? '-solution' : ''}`];
     for (const kind of wanted) if (!kinds.has(kind)) problems.push(`${rel(lab.checkModule)}: the capture "${kind}" is missing (run npm run capture -- --lab ${lab.id})`);
   }
   for (const f of entry.files || []) {

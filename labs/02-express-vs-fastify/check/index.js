@@ -105,7 +105,7 @@ async function measure(ctx) {
   const figures = {
     'throughput-ratio': {
       value: measured.ratio,
-      scale: `median of ${LOAD.rounds} paired rounds; yours ${Math.round(median(measured.candidate))}, reference ${Math.round(median(measured.reference))} requests per CPU-second`,
+      scale: `median of ${LOAD.rounds} paired rounds of ${measured.seconds} s; yours ${Math.round(median(measured.candidate))}, reference ${Math.round(median(measured.reference))} requests per CPU-second`,
     },
   };
 

@@ -13,8 +13,8 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { spawnSync } = require('node:child_process');
 const { labs, findLab, ROOT, checkOf } = require('../scripts/lib/labs');
-const { SECTIONS, readWalkthrough } = require('../scripts/lib/walkthrough');
-const { shippedContent } = require('../scripts/lib/shipped');
+const { readWalkthrough } = require('../scripts/lib/walkthrough');
+const { lintWorkbook } = require('../scripts/lib/lab-lint');
 const COMMANDS = require('../scripts/cli/commands');
 const TOOLS = require('../scripts/profile/tools');
 
@@ -80,18 +80,16 @@ function npmProblem(args) {
 /** Repository paths named in the text, e.g. `labs/01-sync-pbkdf2/app.js`. */
 const REPO_PATH = /^(labs|solutions|scripts|test|site)\/[\w./-]+$/;
 
+const LINT = lintWorkbook(ROOT);
+
 describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) => {
   const walkthrough = fs.existsSync(lab.readme) ? readWalkthrough(lab.readme) : null;
 
-  test('exists, with the standard sections in order', () => {
-    expect(walkthrough).not.toBeNull();
-    expect(walkthrough.title).toMatch(new RegExp(`^Lab ${lab.id} · `));
-    expect(walkthrough.sections).toEqual(SECTIONS);
-  });
-
-  test('has a ladder of 3–4 hints', () => {
-    expect(walkthrough.hints.length).toBeGreaterThanOrEqual(3);
-    expect(walkthrough.hints.length).toBeLessThanOrEqual(4);
+  // Sections in order, 3–4 hints, files named, excerpts that match: the same
+  // rules as `npx workbook dev check` (scripts/lib/lab-lint.js), one list of them.
+  test('follows the walkthrough rules of dev check (sections, hints, files named, excerpts)', () => {
+    const readme = `labs/${lab.slug}/README.md`;
+    expect(LINT.filter((p) => p.startsWith(readme))).toEqual([]);
   });
 
   test('every command it shows exists and takes the arguments shown', () => {
@@ -107,29 +105,6 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) =>
     expect(problems).toEqual([]);
   });
 
-  test('every file it names exists', () => {
-    const missing = [];
-    for (const { text, line } of walkthrough.inlineCode) {
-      if (REPO_PATH.test(text) && !fs.existsSync(path.join(ROOT, text))) missing.push(`line ${line}: ${text}`);
-    }
-    for (const { href, line } of walkthrough.links) {
-      if (/^[a-z]+:|^#/.test(href)) continue;
-      const target = path.resolve(lab.dir, href.split('#')[0]);
-      if (!fs.existsSync(target)) missing.push(`line ${line}: link ${href}`);
-    }
-    expect(missing).toEqual([]);
-  });
-
-  test('every code block marked as coming from a file matches that file', () => {
-    const mismatched = [];
-    for (const block of walkthrough.codeBlocks.filter((b) => b.title && REPO_PATH.test(b.title))) {
-      const found = fileText(block.title);
-      const excerpt = block.content.replace(/\n$/, '');
-      if (found === null) mismatched.push(`line ${block.line}: ${block.title} does not exist`);
-      else if (!found.includes(excerpt)) mismatched.push(`line ${block.line}: the excerpt is not in ${block.title} as written`);
-    }
-    expect(mismatched).toEqual([]);
-  });
   test('every JavaScript block that is not an excerpt runs as a complete program', () => {
     if (!walkthrough) return; // reported by the first test
     const failures = [];
@@ -238,18 +213,6 @@ function runSnippet(lab, block, timeoutMs = 20_000) {
   } finally {
     fs.rmSync(file, { force: true });
   }
-}
-
-/** A repository file's text; lab files as shipped, since learners edit them. */
-function fileText(relativePath) {
-  const [top, slug, ...rest] = relativePath.split('/');
-  if (top === 'labs') {
-    const lab = findLab(slug);
-    const got = lab && shippedContent(lab, rest.join('/'));
-    if (got && !got.error) return got.content;
-  }
-  const full = path.join(ROOT, relativePath);
-  return fs.existsSync(full) ? fs.readFileSync(full, 'utf8').replace(/\r\n/g, '\n') : null;
 }
 
 test('the root README shows only commands that exist', () => {

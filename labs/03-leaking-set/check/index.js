@@ -194,6 +194,11 @@ module.exports = defineCheck(
     captures: [{ tool: 'gc' }, { tool: 'heap' }],
     // The profilers the walkthrough teaches, one row each in the tool matrix.
     tools: ['gc', 'heap', 'heapprofiler'],
+    // What the profilers must find in the starter (the extended suite runs each).
+    findings: {
+      gc: /keeps rising/,
+      heap: /The variable "entries" is declared at labs\/\S+\/app\.js:11/,
+    },
     charts: [{ kind: 'heap-over-requests', title: 'Heap used over requests', x: '/record requests served' }],
   },
   __filename,

@@ -67,3 +67,20 @@ test('an unknown tool is a usage error listing the tools', async () => {
   expect(code).toBe(2);
   expect(stderr).toMatch(/There is no tool "vtune"\. The tools are: prof, cpu, flame, heap, gc, clinic-doctor, clinic-flame, heapprofiler, bubbleprof, perf\./);
 });
+
+describe('the gc reading calls a leak only on a clear rise', () => {
+  const { summarizeTraceGc } = require('../scripts/profile/read/trace-gc');
+  const fulls = (mbs) => mbs.map((afterMb, i) => ({ kind: 'old', type: 'Mark-Compact', atMs: i * 1000, pauseMs: 2, beforeMb: afterMb + 5, afterMb }));
+
+  test('a fixed app settling a little above where it started is level', () => {
+    expect(summarizeTraceGc(fulls([6.7, 7.0, 7.2, 7.3, 7.4])).trend.rising).toBe(false);
+  });
+
+  test('a heap that doubles, climbing all the way, is rising', () => {
+    expect(summarizeTraceGc(fulls([7, 8.8, 10.5, 12.2, 14])).trend.rising).toBe(true);
+  });
+
+  test('a big heap growing by a few percent is level, however many megabytes that is', () => {
+    expect(summarizeTraceGc(fulls([200, 201, 202, 203, 204])).trend.rising).toBe(false);
+  });
+});

@@ -20,14 +20,4 @@ function timeIt(fn, { runs = 5, warmup = 1 } = {}) {
   return { median: median(samples), spread: spread(samples), samples };
 }
 
-/**
- * The time of one Handlebars compile (plus a trivial render, since compile is
- * lazy) of `source`, after three untimed ones: lab 04's app compiles on every
- * request, so its compiles run on warmed-up code, and t must too.
- */
-function handlebarsCompileCost(source) {
-  const handlebars = require('handlebars'); // only lab 04's calibration needs it
-  return timeIt(() => handlebars.compile(source)({ units: {} }), { runs: 3, warmup: 3 });
-}
-
-module.exports = { timeIt, handlebarsCompileCost };
+module.exports = { timeIt };

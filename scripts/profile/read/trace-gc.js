@@ -32,6 +32,9 @@ function parseTraceGc(text) {
  * how long they paused the app, and whether the heap left after each full
  * (mark-compact) collection keeps rising, the signature of a leak.
  */
+// How much the heap after full collections must grow to count as rising.
+const RISE = { mb: 2, share: 0.25 };
+
 function summarizeTraceGc(events) {
   const young = events.filter((e) => e.kind === 'young');
   const old = events.filter((e) => e.kind === 'old');
@@ -46,9 +49,13 @@ function summarizeTraceGc(events) {
       fromMb: first.afterMb,
       toMb: last.afterMb,
       mbPerSecond: seconds > 0 ? (last.afterMb - first.afterMb) / seconds : 0,
-      // Rising: clearly higher at the end, and mostly going up on the way
-      // (one collection can land lower without changing the picture).
-      rising: last.afterMb > first.afterMb * 1.1 && steps.filter((d) => d >= 0).length >= 0.6 * steps.length,
+      // Rising: clearly higher at the end, both in proportion and in
+      // megabytes (a fixed app's heap settles a few hundred KB above where it
+      // started as caches and compiled code warm up), and mostly going up on
+      // the way (one collection can land lower without changing the picture).
+      rising:
+        last.afterMb - first.afterMb > Math.max(RISE.mb, RISE.share * first.afterMb) &&
+        steps.filter((d) => d >= 0).length >= 0.6 * steps.length,
     };
   }
   return {

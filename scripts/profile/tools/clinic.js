@@ -82,7 +82,7 @@ module.exports = {
   heapprofiler: clinicTool({
     name: 'heapprofiler',
     module: '@clinic/heap-profiler',
-    summary: 'Clinic.js HeapProfiler: which functions allocated the memory',
+    summary: 'Clinic.js HeapProfiler: which functions allocated the memory still alive at the end (no retainers: use --tool heap)',
     howToOpen: 'open it in a browser: the widest boxes allocated the most memory during the run',
   }),
   bubbleprof: clinicTool({

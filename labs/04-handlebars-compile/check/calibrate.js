@@ -9,8 +9,8 @@
 const handlebars = require('handlebars');
 const { timeIt } = require('../../../scripts/harness/calibrate');
 
-function handlebarsCompileCost(source) {
-  return timeIt(() => handlebars.compile(source)({ units: {} }), { runs: 3, warmup: 3 });
+function handlebarsCompileCost(source, { runs = 3, warmup = 3 } = {}) {
+  return timeIt(() => handlebars.compile(source)({ units: {} }), { runs, warmup });
 }
 
 module.exports = { handlebarsCompileCost };

@@ -1,0 +1,298 @@
+'use strict';
+// Lab 07's check: does a dashboard take one downstream round trip, or three?
+//
+// The check runs the three downstream services itself (the lab's own
+// services.js, started in this process) with a fixed delay d, and hands
+// their URLs to the app. The figure is the median latency of
+// /dashboard/:userId under a light load, in units of d: every call waits d
+// at its service, so an app that makes the three calls one after another
+// needs at least 3 d per dashboard, one that makes two rounds needs at
+// least 2 d, and one that makes them together needs d plus a few
+// milliseconds of its own work. The CPU is nearly idle either way, so CPU
+// noise moves the figure by milliseconds, not by multiples of d.
+//
+// Because the check owns the services, it also knows what the app really
+// did: it counts the calls each service received (one each per dashboard,
+// under load too) and changes the services' data between phases, so a
+// dashboard served from a cache is stale and fails. The measured margins
+// are in check/margins.json beside this file.
+
+const { isDeepStrictEqual } = require('node:util');
+const { setTimeout: sleep } = require('node:timers/promises');
+const { runLoad } = require('../../../scripts/harness/load');
+const { get, json } = require('../../../scripts/harness/http-client');
+const { responseCase } = require('../../../scripts/checks/gates');
+const { defineCheck } = require('../../../scripts/checks/define-check');
+
+// The lab's services.js, beside the app: loaded when a check runs, so that a
+// learner's edit to it can break a check but nothing else.
+const servicesModule = () => require('../services');
+
+const SETTINGS = { delayMs: 100, connections: 5, duration: 3, users: 50 };
+// Below 2 d, so an app with two rounds of calls fails whatever the machine
+// does (it cannot answer sooner than 2 d); above 1 d by far more than an
+// idle app's own overhead, so one round passes even on a busy machine.
+const THRESHOLD = 1.8;
+const SAMPLE_USERS = [1, 2, 7, 12345];
+
+const standardLoad = {
+  path: '/dashboard/42',
+  connections: 10,
+  duration: 10,
+  describe: 'GET /dashboard/42, 10 connections',
+  examples: ['/dashboard/42', '/dashboard/7'],
+};
+
+async function measure(ctx) {
+  const { progress } = ctx;
+  const { NAMES, ENV, createServices } = servicesModule();
+  const d = SETTINGS.delayMs;
+  let revision = 1;
+  const calls = Object.fromEntries(NAMES.map((name) => [name, 0]));
+  const arrivals = []; // [{name, id, at}] for the lone requests
+  let recordArrivals = false;
+  const downstream = await createServices({
+    delayMs: d,
+    revision: () => revision,
+    onRequest: (name, id) => {
+      calls[name]++;
+      if (recordArrivals) arrivals.push({ name, id, at: performance.now() });
+    },
+  });
+  try {
+    progress(`Started the three downstream services; each answers after d = ${d} ms`);
+    // services.js is in the lab folder, beside your app: make sure its
+    // services still take d, or the figure would not be in units of d.
+    const direct = await Promise.all(NAMES.map((name) => get(`${downstream.urls[name]}/users/1`).catch((e) => e)));
+    const slowest = Math.min(...direct.map((r) => (r instanceof Error ? 0 : r.ms)));
+    const servicesCase = {
+      name: `each downstream service in services.js answers after d = ${d} ms`,
+      pass: slowest >= d,
+      expected: `at least ${d} ms per call`,
+      actual: `the quickest took ${slowest.toFixed(0)} ms${slowest >= d ? '' : ': undo your changes to services.js'}`,
+    };
+    const env = { DOWNSTREAM_DELAY_MS: String(d) };
+    for (const name of NAMES) env[ENV[name]] = downstream.urls[name];
+    const app = await ctx.start(ctx.candidate, undefined, { env });
+    progress(`Listening on ${app.url}. Checking its responses (data revision ${revision})`);
+
+    const responses = [servicesCase];
+    const lone = [];
+    recordArrivals = true;
+    for (const id of SAMPLE_USERS) {
+      const before = { ...calls };
+      const res = await get(`${app.url}/dashboard/${id}`).catch((e) => e);
+      if (!(res instanceof Error)) lone.push(res.ms);
+      responses.push(dashboardCase(`GET /dashboard/${id}`, res, id, revision));
+      responses.push(callsCase(`GET /dashboard/${id} called each service once`, before, calls, 1));
+    }
+    recordArrivals = false;
+    const bad = await get(`${app.url}/dashboard/not-a-user`).catch((e) => e);
+    responses.push(
+      responseCase('GET /dashboard/not-a-user', bad, {
+        status: 400,
+        describe: 'status 400 {"error":"userId must be a number"}',
+        body: (body) => (isDeepStrictEqual(JSON.parse(body), { error: 'userId must be a number' }) ? null : `got ${body}`),
+      }),
+    );
+    ctx.assertAlive(app, 'while its responses were checked');
+
+    revision = 2;
+    progress(
+      `Load: /dashboard for ${SETTINGS.users} users from ${SETTINGS.connections} connections for ${SETTINGS.duration} s ` +
+        `(data revision ${revision})`,
+    );
+    const before = { ...calls };
+    const cpuBefore = await app.cpuAndRequests();
+    const load = await runLoad({
+      url: app.url,
+      path: (i) => `/dashboard/${1 + (i % SETTINGS.users)}`,
+      connections: SETTINGS.connections,
+      duration: SETTINGS.duration,
+    });
+    ctx.assertAlive(app, 'under load');
+    const cpuAfter = await app.cpuAndRequests();
+    // The share of one core the app used while the load ran.
+    const cpuShare = (cpuAfter.total - cpuBefore.total) / 1000 / (load.durationS * 1000);
+    // Calls still on their way when the load stopped arrive within d.
+    await sleep(2 * d);
+    responses.push(loadCase(load, before, calls));
+
+    revision = 3;
+    progress(`Checking the same users again after their data changed (revision ${revision})`);
+    for (const id of SAMPLE_USERS.slice(0, 3)) {
+      const res = await get(`${app.url}/dashboard/${id}`).catch((e) => e);
+      responses.push(dashboardCase(`GET /dashboard/${id} after the data changed`, res, id, revision));
+    }
+    ctx.assertAlive(app, 'while its responses were checked');
+
+    const p50 = load.latency.p50;
+    const p10 = load.raw.latency.p10;
+    const threshold = THRESHOLD * d;
+    // An app that makes its calls in rounds cannot answer faster than d per
+    // round: with two rounds or more, not even the fastest tenth of its
+    // dashboards comes in under 2 d. A median past the threshold while the
+    // fastest tenth took less than 2 d is one round of calls that the
+    // machine held up, not the code's shape.
+    const noise =
+      p50 >= threshold && p10 < 2 * d
+        ? [`the fastest tenth of the dashboards took ${p10.toFixed(0)} ms, under two round trips (${2 * d} ms), so the calls were made together, but the median took ${p50.toFixed(0)} ms: the machine held requests up`]
+        : [];
+    const spread = overlapOf(arrivals);
+
+    return {
+      figures: {
+        'latency-p50': {
+          value: p50,
+          per: d,
+          scale: `d = ${d} ms, the delay of each downstream service`,
+        },
+      },
+      responses,
+      info: [
+        { id: 'd', label: 'delay of each downstream service (d)', value: d, unit: 'ms' },
+        {
+          id: 'rounds',
+          label: 'median /dashboard latency under load, in round trips of d',
+          value: p50 / d,
+          unit: 'd',
+          text: `p10 ${p10.toFixed(0)} ms, p90 ${load.latency.p90.toFixed(0)} ms`,
+        },
+        {
+          id: 'cpu',
+          label: 'CPU the app used during the load',
+          value: cpuShare * 100,
+          unit: '% of one core',
+          text: 'the app spends most of each request waiting, not computing',
+        },
+        { id: 'throughput', label: `/dashboard throughput, ${SETTINGS.connections} connections`, value: load.requestsPerSec, unit: 'req/s' },
+        {
+          id: 'call-spread',
+          label: 'time from the first to the last of one dashboard\'s three calls (median, lone requests)',
+          value: spread,
+          unit: 'ms',
+          text: spread < d / 2 ? 'the calls were made together' : 'each call waited for the one before it',
+        },
+        { id: 'lone', label: 'one dashboard at a time (median)', value: median(lone), unit: 'ms' },
+      ],
+      noise,
+      series: { d, p10, p50, p90: load.latency.p90, requestsPerSec: load.requestsPerSec, cpuShare, calls: { ...calls } },
+    };
+  } finally {
+    await downstream.close();
+  }
+}
+
+/** The dashboard a user must get: each service's answer, as it is now. */
+function expectedDashboard(id, revision) {
+  const { answers } = servicesModule();
+  return {
+    profile: answers.profile(id, revision),
+    orders: answers.orders(id, revision),
+    recommendations: answers.recommendations(id, revision),
+  };
+}
+
+function dashboardCase(name, res, id, revision) {
+  return responseCase(name, res, {
+    status: 200,
+    describe: `status 200 with user ${id}'s profile, orders and recommendations at data revision ${revision}`,
+    body: (body) => {
+      const got = json({ body });
+      if (!got || typeof got !== 'object') return `not JSON: ${body.slice(0, 80)}`;
+      const expected = expectedDashboard(id, revision);
+      const wrong = Object.keys(expected).filter((key) => !isDeepStrictEqual(got[key], expected[key]));
+      if (wrong.length === 0 && Object.keys(got).length === 3) return null;
+      for (let earlier = revision - 1; earlier >= 1; earlier--) {
+        const stale = wrong.filter((key) => isDeepStrictEqual(got[key], expectedDashboard(id, earlier)[key]));
+        if (stale.length) return `${stale.join(', ')} as they were before the data changed (revision ${earlier}, now ${revision}): served from a cache?`;
+      }
+      if (wrong.length === 0) return `unexpected fields besides profile, orders and recommendations: ${Object.keys(got).join(', ')}`;
+      return `${wrong.join(', ')} missing or not what the service answered: ${JSON.stringify(got[wrong[0]])?.slice(0, 80)}`;
+    },
+  });
+}
+
+function callsCase(name, before, after, perDashboard) {
+  const { NAMES } = servicesModule();
+  const made = NAMES.map((n) => after[n] - before[n]);
+  return {
+    name,
+    pass: made.every((n) => n === perDashboard),
+    expected: NAMES.map((n) => `${n} ${perDashboard}`).join(', '),
+    actual:
+      NAMES.map((n, i) => `${n} ${made[i]}`).join(', ') +
+      (made.every((n) => n === 0) ? ': none reached the check\'s services (does the app still get their URLs from startServices()?)' : ''),
+  };
+}
+
+function loadCase(load, before, after) {
+  const { NAMES } = servicesModule();
+  const ok = load.statusCodes['200'] || 0;
+  const errors = load.errors + load.timeouts;
+  const made = NAMES.map((n) => after[n] - before[n]);
+  // Requests cut off when the load stopped may have made their calls without
+  // their answer being counted: at most one per connection.
+  const callsRight = made.every((n) => n >= ok && n <= load.responses + errors + SETTINGS.connections);
+  return {
+    name: `${load.responses} dashboards under load`,
+    pass: ok === load.responses && errors === 0 && callsRight,
+    expected: 'status 200 for every one, and each service called once per dashboard',
+    actual: `${JSON.stringify(load.statusCodes)}, ${errors} errors or timeouts; calls: ${NAMES.map((n, i) => `${n} ${made[i]}`).join(', ')}`,
+  };
+}
+
+/** Median, over the lone requests, of the time between one user's first and last call. */
+function overlapOf(arrivals) {
+  const byUser = new Map();
+  for (const a of arrivals) byUser.set(a.id, [...(byUser.get(a.id) || []), a.at]);
+  const spans = [...byUser.values()].filter((ts) => ts.length > 1).map((ts) => Math.max(...ts) - Math.min(...ts));
+  return spans.length ? median(spans) : NaN;
+}
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  if (!s.length) return NaN;
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+module.exports = defineCheck(
+  {
+    gates: {
+      'latency-p50': {
+        label: 'median /dashboard latency under load',
+        op: '<',
+        threshold: THRESHOLD,
+        per: 'd',
+        unit: 'ms',
+        pass: 'A dashboard waits for one round of downstream calls: the three calls are in flight together.',
+        fail: 'A dashboard waits for more than one round of downstream calls: a call starts only after the one before it has answered.',
+      },
+    },
+    starterFails: ['latency-p50'],
+    settings: SETTINGS,
+    standardLoad,
+    advice: 'See where a request waits: `npx workbook profile 07 --tool bubbleprof` draws the calls one after another',
+    measure,
+    explain: {
+      kind: 'fixed-delay',
+      noise: 'the median dashboard took longer than the threshold while the fastest tenth took less than 2 d, which no app with two rounds of calls can do: the calls were made together, but the machine held most requests up.',
+    },
+    captures: [{ load: true }, { tool: 'cpu' }, { tool: 'clinic-doctor' }],
+    tools: ['bubbleprof', 'cpu', 'clinic-doctor'],
+    // What the profilers must find in the starter (the extended suite runs each).
+    findings: {
+      cpu: /`fetch`, called from labs\/\S+\/app\.js:15/,
+      'clinic-doctor': /✗ flagged +CPU usage/,
+    },
+    charts: [
+      {
+        kind: 'gate-bars',
+        title: 'Median /dashboard latency under load, against 1.8 × d',
+        gates: [{ id: 'latency-p50', label: 'median latency under load' }],
+      },
+    ],
+  },
+  __filename,
+);

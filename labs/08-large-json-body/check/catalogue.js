@@ -1,0 +1,135 @@
+'use strict';
+// Lab 08's import payloads: product catalogues as JSON text, built from a
+// seed, and the summary a correct import of each one reports. The totals are
+// added up while the text is built, so the check never parses its own
+// payloads, and every seed gives different prices, stock and invalid
+// records, so no import can be answered from an earlier one.
+
+const COUNT = 20_000; // ≈ 4.3 MB of JSON: one JSON.parse takes tens of ms
+
+const WORDS = ['steel', 'oak', 'linen', 'copper', 'mini', 'pro', 'classic', 'eco', 'travel', 'kitchen', 'garden', 'desk', 'lamp', 'chair', 'mug', 'kettle', 'rug', 'shelf', 'bag', 'bottle'];
+
+/** A 32-bit hash of two integers (murmur3's finaliser): the same on every machine. */
+function mix(a, b) {
+  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x632be5ab, 0xc2b2ae35);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+const word = (h, shift) => WORDS[(h >>> shift) % WORDS.length];
+
+/** The product code of record `i`: P000000, P000001, … (the same in every import). */
+function skuOf(i) {
+  return `P${String(i).padStart(6, '0')}`;
+}
+
+// The fields that do not change from one import to the next, as JSON text.
+const fixedParts = [];
+function fixedPart(i) {
+  if (fixedParts[i] === undefined) {
+    const h = mix(i, 7);
+    const g = mix(i, 11);
+    fixedParts[i] =
+      `"category":"${word(h, 0)}","tags":["${word(h, 8)}","${word(h, 16)}"],` +
+      `"dimensions":{"widthMm":${g % 1000},"heightMm":${(g >>> 10) % 1000},"weightG":${h % 20000}},` +
+      `"updatedAt":"${new Date(1_700_000_000_000 + (g % 30_000_000) * 1000).toISOString()}"}`;
+  }
+  return fixedParts[i];
+}
+
+/**
+ * Record `i` of import `seed`: its JSON text, and whether a correct import
+ * accepts it. About 3% are invalid, a different 3% in every import: a
+ * negative price, a fractional stock, or an empty name.
+ */
+function record(seed, i) {
+  const h = mix(seed, i);
+  const fault = mix(i, seed) % 100;
+  let priceCents = 99 + (h % 50_000);
+  let stock = (h >>> 16) % 500;
+  let name = `${word(h, 3)} ${word(h, 9)} ${word(h, 21)}`;
+  if (fault === 0) priceCents = -priceCents;
+  if (fault === 1) stock += 0.5;
+  if (fault === 2) name = '';
+  const text = `{"sku":"${skuOf(i)}","name":"${name}","priceCents":${priceCents},"stock":${stock},${fixedPart(i)}`;
+  return { text, valid: fault > 2, priceCents, stock };
+}
+
+/**
+ * @param {number} seed which import (any integer ≥ 0)
+ * @param {object} [options]
+ * @param {number} [options.count] how many records
+ * @param {number} [options.padTo] pad the text with spaces (still valid JSON) to this many bytes
+ * @returns {{body:string, summary:{received:number, imported:number, rejected:number, units:number, valueCents:number}}}
+ */
+function catalogue(seed, { count = COUNT, padTo = 0 } = {}) {
+  const summary = { received: count, imported: 0, rejected: 0, units: 0, valueCents: 0 };
+  const parts = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const r = record(seed, i);
+    parts[i] = r.text;
+    if (r.valid) {
+      summary.imported++;
+      summary.units += r.stock;
+      summary.valueCents += r.priceCents * r.stock;
+    } else {
+      summary.rejected++;
+    }
+  }
+  let body = `{"products":[${parts.join(',')}]}`;
+  if (padTo > body.length) body += ' '.repeat(padTo - body.length);
+  return { body, summary };
+}
+
+// The load sends imports back to back, and building 4.3 MB of JSON text per
+// import would keep the check's own event loop busy for about as long as
+// the app takes to parse it, and the check times /health from that same
+// loop. So an import under load is the base catalogue (seed 0) with one
+// block of 1 000 records (5%) from its own seed: still different text and
+// different totals every time. The base blocks are encoded once, as
+// Buffers, and the body is sent as a list of them: per import, only the
+// new block is built.
+const BLOCK = 1000;
+let base = null;
+
+function blockOf(seed, k) {
+  const summary = { imported: 0, rejected: 0, units: 0, valueCents: 0 };
+  const parts = [];
+  for (let i = k * BLOCK; i < Math.min((k + 1) * BLOCK, COUNT); i++) {
+    const r = record(seed, i);
+    parts.push(r.text);
+    if (r.valid) {
+      summary.imported++;
+      summary.units += r.stock;
+      summary.valueCents += r.priceCents * r.stock;
+    } else {
+      summary.rejected++;
+    }
+  }
+  // Each block but the first starts with the comma that separates it from the one before.
+  return { bytes: Buffer.from(`${k ? ',' : ''}${parts.join(',')}`), summary };
+}
+
+/**
+ * An import for the load: seed 0's catalogue with block (seed mod 20) taken
+ * from `seed`, as a list of Buffers to send in order (`chunks`, `length`
+ * bytes in all) and the summary a correct import reports.
+ */
+function loadCatalogue(seed) {
+  const blocks = Math.ceil(COUNT / BLOCK);
+  if (!base) base = Array.from({ length: blocks }, (_, k) => blockOf(0, k));
+  const k = seed % blocks;
+  const chosen = base.map((b, j) => (j === k ? blockOf(seed, k) : b));
+  const summary = { received: COUNT, imported: 0, rejected: 0, units: 0, valueCents: 0 };
+  for (const b of chosen) for (const f of ['imported', 'rejected', 'units', 'valueCents']) summary[f] += b.summary[f];
+  const chunks = [OPEN, ...chosen.map((b) => b.bytes), CLOSE];
+  return { chunks, length: chunks.reduce((n, c) => n + c.length, 0), summary };
+}
+const OPEN = Buffer.from('{"products":[');
+const CLOSE = Buffer.from(']}');
+
+module.exports = { catalogue, loadCatalogue, record, skuOf, COUNT };

@@ -1,0 +1,184 @@
+'use strict';
+// The product catalogue of a small online shop, with imports parsed off the
+// main thread. The same file runs in two roles: on the main thread it is the
+// HTTP server; in the worker threads it starts, it parses and checks
+// imports. JSON.parse cannot be split into pieces or paused, so the whole
+// import (parse, validation, totals) runs in a worker, and the main thread
+// only moves bytes in and short strings out.
+const { availableParallelism } = require('node:os');
+const { Worker, isMainThread, parentPort } = require('node:worker_threads');
+
+// The largest import the API accepts. A bigger body is refused with 413.
+const MAX_IMPORT = '50mb';
+const STORE_BATCH = 1000;
+
+/** Why a product cannot be imported, or null when it can. */
+function problemWith(product) {
+  if (product === null || typeof product !== 'object') return 'not an object';
+  if (typeof product.sku !== 'string' || product.sku === '') return 'no sku';
+  if (typeof product.name !== 'string' || product.name.trim() === '') return 'no name';
+  if (!Number.isInteger(product.priceCents) || product.priceCents < 0) return 'priceCents is not a whole number ≥ 0';
+  if (!Number.isInteger(product.stock) || product.stock < 0) return 'stock is not a whole number ≥ 0';
+  return null;
+}
+
+if (isMainThread) {
+  serve();
+} else {
+  parentPort.on('message', ({ id, bytes }) => parentPort.postMessage({ id, ...importCatalogue(bytes) }));
+}
+
+/**
+ * In a worker: the whole import. What goes back to the main thread is
+ * chosen for what it costs there. The parsed objects would be cloned field
+ * by field, at about the cost of parsing them again; so the accepted
+ * products go back as JSON text, all in one string, one product a line
+ * (JSON.stringify never writes a raw newline), and their skus the same
+ * way: two strings, each crossing as one copy.
+ */
+function importCatalogue(bytes) {
+  let body;
+  try {
+    body = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch (err) {
+    return { status: 400, error: `the body is not valid JSON: ${err.message}` };
+  }
+  const products = body?.products;
+  if (!Array.isArray(products)) {
+    return { status: 400, error: 'expected a JSON body of the form {"products": [...]}' };
+  }
+  const summary = { received: products.length, imported: 0, rejected: 0, units: 0, valueCents: 0 };
+  const skus = [];
+  const lines = [];
+  for (const product of products) {
+    if (problemWith(product)) {
+      summary.rejected++;
+      continue;
+    }
+    skus.push(JSON.stringify(product.sku));
+    lines.push(JSON.stringify(product));
+    summary.imported++;
+    summary.units += product.stock;
+    summary.valueCents += product.priceCents * product.stock;
+  }
+  return { status: 200, summary, skus: skus.join('\n'), products: lines.join('\n') };
+}
+
+function serve() {
+  const express = require('express');
+  const HOST = process.env.HOST || '127.0.0.1';
+  const PORT = Number(process.env.PORT ?? 3000);
+
+  const catalogue = new Map(); // sku → the product as JSON text
+  const importer = workerPool(Math.max(1, Math.min(4, availableParallelism() - 1)));
+  const app = express();
+
+  // express.raw only collects the bytes (and enforces the limit): no parsing here.
+  app.post('/import', express.raw({ type: 'application/json', limit: MAX_IMPORT }), async (req, res) => {
+    if (!Buffer.isBuffer(req.body)) {
+      return res.status(400).json({ error: 'expected a JSON body of the form {"products": [...]}' });
+    }
+    const result = await importer.run(req.body);
+    if (result.status !== 200) return res.status(result.status).json({ error: result.error });
+    // Stored before answering: once the client has its summary, every
+    // product it imported can be read.
+    await store(result);
+    res.json(result.summary);
+  });
+
+  app.get('/products/:sku', (req, res) => {
+    const product = catalogue.get(req.params.sku);
+    if (!product) return res.status(404).json({ error: `no product ${req.params.sku}` });
+    res.type('json').send(product);
+  });
+
+  /**
+   * Unlike the parse, storing can be split up: 1 000 products at a time,
+   * with a turn of the event loop between batches, so that requests that
+   * arrived meanwhile are answered in between. Each product is a slice of
+   * the one string the worker sent rather than a copy (V8 makes any piece
+   * of 13 characters or more a view into its parent): a small object for
+   * the garbage collector instead of a new string. A slice keeps its whole
+   * import's string alive until every product in it has been replaced.
+   * The skus come one a line too, as JSON text: a sku may contain a
+   * newline, its JSON text cannot.
+   */
+  async function store({ skus, products }) {
+    let sku = 0;
+    let product = 0;
+    for (let i = 1; sku < skus.length; i++) {
+      const skuEnd = lineEnd(skus, sku);
+      const productEnd = lineEnd(products, product);
+      catalogue.set(JSON.parse(skus.slice(sku, skuEnd)), products.slice(product, productEnd));
+      sku = skuEnd + 1;
+      product = productEnd + 1;
+      if (i % STORE_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  function lineEnd(text, from) {
+    const end = text.indexOf('\n', from);
+    return end === -1 ? text.length : end;
+  }
+
+  app.get('/health', (req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  // The body parser's errors (a body over MAX_IMPORT) and a failed worker, as JSON.
+  app.use((err, req, res, next) => {
+    const status = err.status || 500;
+    if (status >= 500) console.error(err);
+    const error = status === 413 ? `the import is larger than ${MAX_IMPORT}` : status < 500 ? err.message : 'internal error';
+    res.status(status).json({ error });
+  });
+
+  const server = app.listen(PORT, HOST, (err) => {
+    if (err) throw err; // e.g. EADDRINUSE: another app is on this port
+    const { port } = server.address();
+    console.log(`Listening on http://${HOST}:${port}`);
+  });
+  server.on('close', () => importer.close());
+}
+
+/**
+ * `size` long-lived workers running this file. run(bytes) sends an import
+ * to the least busy one and resolves with its answer; a worker that dies
+ * fails its imports (a 500) and is replaced.
+ */
+function workerPool(size) {
+  const workers = [];
+  let nextId = 1;
+  const start = () => {
+    const worker = new Worker(__filename);
+    worker.pending = new Map(); // id → { resolve, reject }
+    worker.on('message', ({ id, ...result }) => {
+      worker.pending.get(id).resolve(result);
+      worker.pending.delete(id);
+    });
+    worker.on('error', (err) => {
+      for (const { reject } of worker.pending.values()) reject(err);
+      worker.pending.clear();
+    });
+    worker.on('exit', () => {
+      const at = workers.indexOf(worker);
+      if (at !== -1) workers[at] = start();
+    });
+    return worker;
+  };
+  for (let i = 0; i < size; i++) workers.push(start());
+  return {
+    run(bytes) {
+      const worker = workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        worker.pending.set(id, { resolve, reject });
+        // Copied, not transferred: the Buffer may share its memory with others.
+        worker.postMessage({ id, bytes });
+      });
+    },
+    close() {
+      for (const worker of workers.splice(0)) worker.terminate();
+    },
+  };
+}

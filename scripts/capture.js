@@ -40,6 +40,8 @@ const TITLES = {
   flamegraph: 'Flame graph from the CPU profile (your file in blue)',
   'cpu-solution': '--cpu-prof of the reference solution, read by `npx workbook profile --tool cpu --solution`',
   'flamegraph-solution': 'Flame graph of the reference solution\'s CPU profile',
+  bubbleprof: 'Clinic.js Bubbleprof\'s bubbles as a tree, printed by `npx workbook profile --tool bubbleprof`',
+  'bubbleprof-solution': 'Clinic.js Bubbleprof\'s bubbles of the reference solution, as a tree',
   'doctor-report': 'Clinic.js Doctor\'s report',
 };
 

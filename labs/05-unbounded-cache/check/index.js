@@ -220,17 +220,20 @@ async function measure(ctx) {
   // A repeated quote must also come back sooner than a new one, by a good
   // part of t: a fix that hands the pricing to another process spends
   // little CPU of its own, but its repeated quotes take as long as its new
-  // ones. Timed in alternation, so a busy machine delays both alike.
+  // ones. Timed in alternation, and judged on the fastest of each kind: a
+  // busy machine, a GC pause or a late wake-up only ever adds time to a
+  // request (measured with a CPU hog: a third of the repeated quotes took
+  // 4–10 ms, the fastest 0.4 ms), so the fastest is what each kind costs.
   progress(`Timing ${SETTINGS.latencySamples} repeated and ${SETTINGS.latencySamples} new quotes, one at a time, in alternation`);
   const probes = newKeys(`${tag}-probe`, SETTINGS.latencySamples);
   const times = await sequentialLatencies(app.url, probes.flatMap((key, i) => [hot[i % hot.length], key]));
-  const repeated = median(times.filter((_, i) => i % 2 === 0));
-  const fresh = median(times.filter((_, i) => i % 2 === 1));
+  const repeated = Math.min(...times.filter((_, i) => i % 2 === 0));
+  const fresh = Math.min(...times.filter((_, i) => i % 2 === 1));
   responses.push({
     name: 'a repeated quote comes back sooner than a new one',
     pass: fresh - repeated >= 0.5 * t,
-    expected: `the median new quote slower than the median repeated one by at least 0.5 t (${(0.5 * t).toFixed(2)} ms)`,
-    actual: `new ${fresh.toFixed(2)} ms, repeated ${repeated.toFixed(2)} ms`,
+    expected: `the fastest new quote slower than the fastest repeated one by at least 0.5 t (${(0.5 * t).toFixed(2)} ms)`,
+    actual: `fastest new ${fresh.toFixed(2)} ms, fastest repeated ${repeated.toFixed(2)} ms`,
   });
 
   progress('Checking two quotes again after the load');

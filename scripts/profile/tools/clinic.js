@@ -52,7 +52,7 @@ function clinicTool({ name, module: moduleName, summary, howToOpen, after }) {
       requirePatches();
       context.progress(`Starting ${relative(context.file)} under Clinic.js ${name === 'clinic-doctor' ? 'Doctor' : name}`);
       const { dataPath, html } = await runClinicTool(require(moduleName), context);
-      if (after) await after(dataPath, context);
+      if (after) await after(dataPath, context, html);
       return { open: html, howToOpen };
     },
   };
@@ -88,7 +88,11 @@ module.exports = {
   bubbleprof: clinicTool({
     name: 'bubbleprof',
     module: '@clinic/bubbleprof',
-    summary: 'Clinic.js Bubbleprof: where asynchronous operations wait',
+    summary: 'Clinic.js Bubbleprof: where asynchronous operations wait (and the bubbles as a tree)',
     howToOpen: 'open it in a browser: bubbles are groups of async operations, lines the waits between them',
+    async after(dataPath, { print }, html) {
+      // Loaded here: the visualiser's data model is needed by this tool only.
+      print(require('../read/bubbleprof-tree').describeBubbles(html));
+    },
   }),
 };

@@ -6,7 +6,8 @@
 // the code its page runs in the browser, so the tree is the one the page
 // draws.
 //
-//   node labs/07-sequential-awaits/check/bubbles.js <report.html> [--all]
+// `npx workbook profile <lab> --tool bubbleprof` prints it; on any report:
+//   node scripts/profile/read/bubbleprof-tree.js <report.html> [--all]
 //
 // Without --all, two kinds of bubble are left out, with their children: the
 // ones Node.js and its libraries start on their own behalf (nextTick,
@@ -61,7 +62,7 @@ if (require.main === module) {
   const args = process.argv.slice(2);
   const file = args.find((a) => !a.startsWith('--'));
   if (!file) {
-    console.error('Usage: node labs/07-sequential-awaits/check/bubbles.js <report.html> [--all]');
+    console.error('Usage: node scripts/profile/read/bubbleprof-tree.js <report.html> [--all]');
     process.exit(2);
   }
   const { lines, hidden } = bubbleTree(readReport(file), { all: args.includes('--all') });
@@ -69,4 +70,14 @@ if (require.main === module) {
   if (hidden) console.log(`(${hidden} smaller or internal bubbles, and what hangs off them, left out: --all shows every one)`);
 }
 
-module.exports = { readReport, bubbleTree };
+/** The tree as the profile command prints it. */
+function describeBubbles(file) {
+  const { lines, hidden } = bubbleTree(readReport(file));
+  return [
+    'Bubbles (groups of async operations), each under the one whose code started it:',
+    ...lines.map((l) => `  ${l}`),
+    ...(hidden ? [`(${hidden} smaller or internal bubbles left out: node scripts/profile/read/bubbleprof-tree.js <report> --all shows every one)`] : []),
+  ].join('\n');
+}
+
+module.exports = { readReport, bubbleTree, describeBubbles };

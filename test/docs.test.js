@@ -77,7 +77,7 @@ function npmProblem(args) {
   return null;
 }
 
-/** Repository paths named in the text, e.g. `labs/01-sync-pbkdf2/app.js`. */
+/** Repository paths named in the text, e.g. `labs/NN-slug/app.js`. */
 const REPO_PATH = /^(labs|solutions|scripts|test|site)\/[\w./-]+$/;
 
 const LINT = lintWorkbook(ROOT);

@@ -14,7 +14,7 @@ const { SECTIONS, readWalkthrough } = require('./walkthrough');
 const { VERDICTS_TEST, TRAINER_SECTIONS } = require('./lab-template');
 const { labTable, README_MARKERS, CLASSROOM_WORKFLOW, classroomWorkflow } = require('./lab-tables');
 
-/** Repository paths named in a walkthrough, e.g. `labs/01-sync-pbkdf2/app.js`. */
+/** Repository paths named in a walkthrough, e.g. `labs/NN-slug/app.js`. */
 const REPO_PATH = /^(labs|solutions|scripts|test|site)\/[\w./-]+$/;
 const SLUG = /^\d\d-[a-z0-9]+(-[a-z0-9]+)*$/;
 

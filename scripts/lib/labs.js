@@ -45,7 +45,7 @@ function readLabs(root = ROOT) {
 const all = readLabs();
 
 /**
- * Finds a lab by `1`, `01`, `01-sync-pbkdf2` or `sync-pbkdf2`.
+ * Finds a lab by its number (`1` or `01`), its folder name (`01-some-name`) or that name without the number.
  * @returns the lab, or undefined
  */
 function findLab(id, list = all) {

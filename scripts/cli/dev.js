@@ -34,7 +34,7 @@ const SUBCOMMANDS = {
   new({ positionals, values }) {
     const [number, slug] = positionals;
     if (!/^\d{1,2}$/.test(number || '') || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug || '')) {
-      throw new UsageError('Say the lab\'s number and a kebab-case slug: npx workbook dev new 05 unbounded-cache --title "…".', USAGE);
+      throw new UsageError('Say the lab\'s number and a kebab-case slug: npx workbook dev new 09 some-slug --title "…".', USAGE);
     }
     if (!values.title) throw new UsageError('Give the lab a title with --title "…".', USAGE);
     const root = rootOf(values);

@@ -5,7 +5,7 @@
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { startApp, AppError } = require('../scripts/harness/app-process');
-const { runLoad } = require('../scripts/harness/load');
+const { runLoad } = require('../scripts/harness/run-load');
 const { get, json } = require('../scripts/harness/http-client');
 const { killAll, track } = require('../scripts/harness/children');
 const { isAlive, waitForExit } = require('./helpers/processes');

@@ -5,7 +5,7 @@
 
 const { isDeepStrictEqual } = require('node:util');
 const { request, json } = require('../harness/http-client');
-const { runLoad } = require('../harness/load');
+const { runLoad } = require('../harness/run-load');
 const { median } = require('../harness/stats');
 const { truncate } = require('./gates');
 

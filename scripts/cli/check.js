@@ -2,7 +2,7 @@
 const { runCheck } = require('../checks/run-check');
 const { formatResult } = require('../checks/format');
 const { recordCheck } = require('../lib/progress');
-const { requireLab, appFileFor } = require('./lab-arg');
+const { requireLab, appFileFor } = require('./options');
 const { printProgress } = require('./progress-printer');
 
 const EXIT = { pass: 0, fail: 1, noisy: 2, error: 2 };

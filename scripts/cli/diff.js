@@ -3,7 +3,7 @@ const fs = require('node:fs');
 const { relative } = require('../lib/labs');
 const { shippedContent } = require('../lib/shipped');
 const { unifiedDiff } = require('../lib/colour-diff');
-const { requireLab } = require('./lab-arg');
+const { requireLab } = require('./options');
 
 module.exports = {
   summary: 'what you changed: your app against the shipped starter (or the solution)',

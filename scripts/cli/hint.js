@@ -3,7 +3,7 @@ const { readWalkthrough } = require('../lib/walkthrough');
 const { hintsSeen, recordHintSeen } = require('../lib/progress');
 const { renderMarkdown } = require('../lib/terminal-markdown');
 const { bold, dim } = require('../lib/style');
-const { requireLab } = require('./lab-arg');
+const { requireLab } = require('./options');
 
 module.exports = {
   summary: 'the next hint for a lab, one step closer to the fix each time',

@@ -3,7 +3,7 @@ const autocannon = require('autocannon');
 const { startApp } = require('../harness/app-process');
 const { relative } = require('../lib/labs');
 const { dim } = require('../lib/style');
-const { requireLab, appFileFor, loadArgs, APP_OPTIONS, LOAD_OPTIONS } = require('./lab-arg');
+const { requireLab, appFileFor, loadArgs, APP_OPTIONS, LOAD_OPTIONS } = require('./options');
 const { UsageError } = require('./errors');
 
 module.exports = {

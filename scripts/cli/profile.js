@@ -3,7 +3,7 @@ const tools = require('../profile/tools');
 const { outputDir } = require('../profile/session');
 const { relative } = require('../lib/labs');
 const { bold } = require('../lib/style');
-const { requireLab, appFileFor, loadArgs, APP_OPTIONS } = require('./lab-arg');
+const { requireLab, appFileFor, loadArgs, APP_OPTIONS } = require('./options');
 const { UsageError } = require('./errors');
 const { printProgress } = require('./progress-printer');
 

@@ -1,7 +1,7 @@
 'use strict';
 const { relative } = require('../lib/labs');
 const { resetLab } = require('../lib/restore-starter');
-const { requireLab } = require('./lab-arg');
+const { requireLab } = require('./options');
 
 module.exports = {
   summary: 'put back the shipped starter (your version is kept as a backup)',

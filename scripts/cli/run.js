@@ -2,7 +2,7 @@
 const { startApp, AppError } = require('../harness/app-process');
 const { relative, checkOf } = require('../lib/labs');
 const { bold, dim } = require('../lib/style');
-const { requireLab, appFileFor, portArg } = require('./lab-arg');
+const { requireLab, appFileFor, portArg } = require('./options');
 const { UsageError } = require('./errors');
 const { whyUnavailable } = require('../server/ports');
 

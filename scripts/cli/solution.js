@@ -9,7 +9,7 @@ const { shippedContent } = require('../lib/shipped');
 const { backUp } = require('../lib/restore-starter');
 const { unifiedDiff } = require('../lib/colour-diff');
 const { bold, dim, yellow } = require('../lib/style');
-const { requireLab } = require('./lab-arg');
+const { requireLab } = require('./options');
 
 module.exports = {
   summary: 'the reference solution and why it works (after a pass, or with --spoil)',

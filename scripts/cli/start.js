@@ -11,7 +11,7 @@ const { labs } = require('../lib/labs');
 const { nextLab } = require('../lib/progress');
 const { bold, dim, red } = require('../lib/style');
 const { printProgress } = require('./progress-printer');
-const { portArg } = require('./lab-arg');
+const { portArg } = require('./options');
 const list = require('./list');
 
 const DEFAULT_PORT = 4321;

@@ -4,7 +4,7 @@
 // solution: each must give the right verdict. Prints the margins measured.
 
 const { labs } = require('../lib/labs');
-const { requireLab } = require('./lab-arg');
+const { requireLab } = require('./options');
 const { measureLab, marginText } = require('../lib/measure-lab');
 const { formatNumber, thresholdText } = require('../lib/wording');
 const { bold, dim, green, red } = require('../lib/style');

@@ -12,7 +12,7 @@ const { track } = require('../harness/children');
 const { nextStep, verdictText } = require('../checks/format');
 const { formatNumber, needsText } = require('../lib/wording');
 const { bold, dim, green, red, yellow } = require('../lib/style');
-const { requireLab, appFileFor } = require('./lab-arg');
+const { requireLab, appFileFor } = require('./options');
 
 const CLI = path.join(__dirname, '..', 'workbook.js');
 const DEBOUNCE_MS = 300;

@@ -6,7 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { startApp } = require('../harness/app-process');
-const { runLoad } = require('../harness/load');
+const { runLoad } = require('../harness/run-load');
 const { ROOT, relative, checkOf } = require('../lib/labs');
 
 function outputDir(lab, tool) {

@@ -10,7 +10,7 @@
 const { randomBytes } = require('node:crypto');
 const { availableParallelism } = require('node:os');
 const { pbkdf2SyncCost } = require('./calibrate');
-const { runLoad } = require('../../../scripts/harness/load');
+const { runLoad } = require('../../../scripts/harness/run-load');
 const { get } = require('../../../scripts/harness/http-client');
 const { median } = require('../../../scripts/harness/stats');
 const { responseCase } = require('../../../scripts/checks/gates');

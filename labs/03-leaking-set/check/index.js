@@ -11,7 +11,7 @@
 
 const { setTimeout: sleep } = require('node:timers/promises');
 const { isDeepStrictEqual } = require('node:util');
-const { runLoad } = require('../../../scripts/harness/load');
+const { runLoad } = require('../../../scripts/harness/run-load');
 const { get, json } = require('../../../scripts/harness/http-client');
 const { linearFit } = require('../../../scripts/harness/stats');
 const { responseCase } = require('../../../scripts/checks/gates');

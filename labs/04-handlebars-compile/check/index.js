@@ -15,7 +15,7 @@
 // event-loop delay under the throughput load, which the walkthrough teaches.
 
 const { runInChild } = require('../../../scripts/harness/in-child');
-const { runLoad } = require('../../../scripts/harness/load');
+const { runLoad } = require('../../../scripts/harness/run-load');
 const { compareResponses, compareThroughput, answeredUnderLoad, roundsNoise } = require('../../../scripts/checks/against-reference');
 const { get } = require('../../../scripts/harness/http-client');
 const { median } = require('../../../scripts/harness/stats');

@@ -19,7 +19,7 @@
 
 const { isDeepStrictEqual } = require('node:util');
 const { setTimeout: sleep } = require('node:timers/promises');
-const { runLoad } = require('../../../scripts/harness/load');
+const { runLoad } = require('../../../scripts/harness/run-load');
 const { get, json } = require('../../../scripts/harness/http-client');
 const { responseCase } = require('../../../scripts/checks/gates');
 const { defineCheck } = require('../../../scripts/checks/define-check');

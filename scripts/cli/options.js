@@ -1,5 +1,7 @@
 'use strict';
-// Resolving the <lab> argument and the file a command should act on.
+// The options the CLI's commands share, parsed and defaulted in one place:
+// the <lab> argument, the app to act on (--app, --solution), --port, and
+// the load's --duration and --connections.
 
 const path = require('node:path');
 const fs = require('node:fs');

@@ -21,6 +21,7 @@ const { applyStandardLoad, outputDir } = require('./profile/session');
 const { exitOnSignals, killAll } = require('./harness/children');
 const { printProgress } = require('./cli/progress-printer');
 const tools = require('./profile/tools');
+const { captureKinds } = require('./checks/define-check');
 
 const OUT = path.join(ROOT, 'site', 'static', 'captures');
 const INDEX = path.join(OUT, 'index.json');
@@ -101,12 +102,13 @@ async function captureLab(lab, progress) {
       // fix (for a walkthrough that shows both profiles side by side).
       const onSolution = Boolean(step.solution);
       const file = onSolution ? lab.solutionApp : starter;
+      const [kind] = captureKinds(step);
       const suffix = onSolution ? '-solution' : '';
       progress(`Lab ${lab.id}: ${step.tool}${onSolution ? ' on the solution' : ''}`);
       const { text, result, dir } = await captureTool(lab, step.tool, file, progress);
       // The starter ran from a scratch copy: show it under the path the learner knows.
       const asLab = (content) => content.split(path.relative(ROOT, starter).split(path.sep).join('/')).join(relative(lab.app));
-      save(`${step.tool}${suffix}`, `${step.tool}${suffix}.txt`, asLab(text));
+      save(kind, `${kind}.txt`, asLab(text));
       if (step.tool === 'cpu' && result.flamegraph) save(`flamegraph${suffix}`, `flamegraph${suffix}.svg`, asLab(fs.readFileSync(result.flamegraph, 'utf8')), 'svg');
       if (step.tool === 'clinic-doctor') save(`doctor-report${suffix}`, `doctor${suffix}.html`, fs.readFileSync(result.open), 'html');
       fs.rmSync(dir, { recursive: true, force: true });

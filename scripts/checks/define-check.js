@@ -20,6 +20,17 @@ const CHART_KINDS = ['gate-bars', 'rounds', 'heap-over-requests', 'ceilings'];
 // autocannon table (starter and solution), or one `workbook profile` tool.
 const CAPTURE_KINDS = ['load', 'tool'];
 
+/**
+ * The kinds of file a capture step records (their names in
+ * captures/index.json): both autocannon tables for `{ load }`, the tool's
+ * reading for `{ tool }`, suffixed `-solution` when taken on the solution.
+ * capture.js writes them; dev check looks for them.
+ */
+function captureKinds(step) {
+  if (step.load) return ['autocannon-before', 'autocannon-after'];
+  return [`${step.tool}${step.solution ? '-solution' : ''}`];
+}
+
 class CheckDefinitionError extends Error {}
 
 function problemsOf(spec, tools) {
@@ -169,4 +180,4 @@ function judge(gates, figures, file) {
   });
 }
 
-module.exports = { defineCheck, problemsOf, CheckDefinitionError, CHART_KINDS, CAPTURE_KINDS };
+module.exports = { defineCheck, problemsOf, captureKinds, CheckDefinitionError, CHART_KINDS, CAPTURE_KINDS };

@@ -12,6 +12,7 @@ const path = require('node:path');
 const { readLabs } = require('./labs');
 const { SECTIONS, readWalkthrough } = require('./walkthrough');
 const { VERDICTS_TEST, TRAINER_SECTIONS } = require('./lab-template');
+const { captureKinds } = require('../checks/define-check');
 const { labTable, README_MARKERS, CLASSROOM_WORKFLOW, classroomWorkflow } = require('./lab-tables');
 
 /** Repository paths named in a walkthrough, e.g. `labs/NN-slug/app.js`. */
@@ -152,8 +153,7 @@ function lintCaptures(lab, check, root, rel) {
   const problems = [];
   const kinds = new Set((entry.files || []).map((f) => f.kind));
   for (const c of check.captures) {
-    const wanted = c.load ? ['autocannon-before', 'autocannon-after'] : [`${c.tool}${c.solution ? '-solution' : ''}`];
-    for (const kind of wanted) if (!kinds.has(kind)) problems.push(`${rel(lab.checkModule)}: the capture "${kind}" is missing (run npm run capture -- --lab ${lab.id})`);
+    for (const kind of captureKinds(c)) if (!kinds.has(kind)) problems.push(`${rel(lab.checkModule)}: the capture "${kind}" is missing (run npm run capture -- --lab ${lab.id})`);
   }
   for (const f of entry.files || []) {
     if (!exists(path.join(root, 'site', 'static', ...f.path.split('/')))) problems.push(`site/static/${f.path}: listed in captures/index.json, but missing`);

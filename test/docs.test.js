@@ -155,7 +155,9 @@ function capturedResults(lab) {
 /**
  * Where each count marker's number comes from. `responses`: how many
  * responses the lab's check judged in its captured results, the same for the
- * starter and the solution; `threshold <gate>`, `setting <name>`,
+ * starter and the solution; `series <name>`: how many samples the captured
+ * results' list `name` holds (e.g. the lone requests a median is taken of),
+ * the same for both; `threshold <gate>`, `setting <name>`,
  * `standard-load <field>`: the check definition's own values.
  */
 const COUNT_SOURCES = {
@@ -175,6 +177,14 @@ const COUNT_SOURCES = {
     const value = checkOf(lab).settings[name];
     if (typeof value !== 'number') throw new Error(`the check has no numeric setting "${name}"`);
     return value;
+  },
+  series(lab, name) {
+    const results = capturedResults(lab);
+    if (!results || !results.solution) throw new Error(`no captured check result for lab ${lab.id} (npm run capture -- --lab ${lab.id})`);
+    const counts = new Set(Object.values(results).map((r) => r.series?.[name]?.length));
+    if (counts.has(undefined)) throw new Error(`the captured results have no list "${name}" in their series`);
+    if (counts.size !== 1) throw new Error(`the captured starter and solution have different numbers of "${name}" samples (${[...counts].join(', ')}): capture again`);
+    return [...counts][0];
   },
   'standard-load'(lab, field) {
     const value = checkOf(lab).standardLoad[field];

@@ -15,14 +15,11 @@ const { nextStepParts, partsToText } = require('../scripts/lib/wording');
 const { planAgenda, clockText } = require('../site/src/lib/agenda');
 const { worstMargins, factorText } = require('../site/src/lib/margins');
 const SITE_KINDS = require('../site/src/components/LabCharts/kinds').CHART_KINDS;
-const { materializeShipped, shippedContent } = require('../scripts/lib/shipped');
+const { shippedContent } = require('../scripts/lib/shipped');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
 const { ensureBuilt, BUILD_DIR } = require('../scripts/lib/site');
-const { createWorkbookServer } = require('../scripts/server/workbook-server');
-const { CheckQueue } = require('../scripts/server/check-queue');
-const { findChromium, launchBrowser, openPage } = require('./helpers/browser');
+const { browserDescribe, useSiteInBrowser } = require('./helpers/site-browser');
 
-const SCREENSHOTS = path.join(ROOT, '.workbook', 'artifacts', 'screenshots');
 const written = labs.filter((lab) => fs.existsSync(lab.readme));
 
 /** The code blocks of a README whose title is a workbook path: the site must show each. */
@@ -272,60 +269,16 @@ describe('the built site', () => {
   });
 });
 
-const chromium = findChromium();
-if (!chromium && !process.env.CI) {
-  process.stdout.write('  [site] Browser tests skipped: no Chromium at /usr/bin/chromium or $CHROME_PATH (install it, e.g. `apt-get install chromium`).\n');
-}
-const inBrowser = chromium || process.env.CI ? describe : describe.skip;
+const inBrowser = browserDescribe();
 
+// What the pages do. Screenshots of every page, to look at, are taken by
+// the extended suite's tour (test/extended/site-tour.test.js): a full-page
+// screenshot costs about a second, and nobody looks at them in a self-check.
 inBrowser('the site in a browser, served by the workbook server', () => {
-  // Which app "Check my fix" checks: never the learner's labs/ folder.
-  let checkWhich = 'solution';
-  const appFor = (lab) => {
-    if (checkWhich === 'solution') return lab.solutionApp;
-    const shipped = materializeShipped(lab);
-    if (shipped.error) throw new Error(shipped.error);
-    return shipped.app;
-  };
-  let server;
-  let browser;
-  let url;
-  let host;
-
-  beforeAll(async () => {
-    if (!chromium) throw new Error('CI must run the browser tests, but there is no Chromium at /usr/bin/chromium or $CHROME_PATH.');
-    fs.mkdirSync(SCREENSHOTS, { recursive: true });
-    server = createWorkbookServer({ siteDir: BUILD_DIR, queue: new CheckQueue({ appFor }) });
-    url = await server.listen(0);
-    host = new URL(url).host;
-    browser = await launchBrowser(chromium);
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    process.stdout.write(`  [site] Screenshots: ${SCREENSHOTS}\n`);
-  });
-
-  async function visit(pathname, { name, colorScheme, viewport, noApi } = {}) {
-    const page = await openPage(browser.context, host, { viewport });
-    if (colorScheme) await page.emulateMedia({ colorScheme });
-    // A statically hosted copy has no API: the server's own 404 page stands in.
-    if (noApi) await page.route('**/api/**', (route) => route.fulfill({ status: 404, contentType: 'text/html', body: 'Not found' }));
-    await page.goto(url + pathname, { waitUntil: 'networkidle' });
-    if (name) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-    return page;
-  }
-
-  /** A screenshot of one part of the page, small enough to look at. */
-  async function shootElement(page, selector, name) {
-    // The sticky navbar would otherwise be painted over the element.
-    await page.addStyleTag({ content: '.navbar { position: static !important; }' });
-    await page.locator(selector).first().screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
-  }
+  const site = useSiteInBrowser();
 
   test('the home page introduces the workbook and lists every lab with its state', async () => {
-    const page = await visit('/', { name: 'home' });
+    const page = await site.visit('/');
     expect(await page.textContent('h1')).toContain('Node.js profiling workbook');
     const table = await page.textContent('table');
     for (const lab of labs) {
@@ -338,7 +291,7 @@ inBrowser('the site in a browser, served by the workbook server', () => {
   });
 
   test.each(written.map((lab) => [lab.slug, lab]))('lab page %s: its walkthrough, imported code and files', async (slug, lab) => {
-    const page = await visit(`/labs/${slug}`, { name: `lab-${slug}` });
+    const page = await site.visit(`/labs/${slug}`);
     expect(await page.textContent('h1')).toContain(`Lab ${lab.id}`);
     // Excerpts from the real files, titled with their paths.
     const titles = await page.$$eval('.theme-code-block [class*="codeBlockTitle"]', (els) => els.map((el) => el.textContent));
@@ -359,13 +312,13 @@ inBrowser('the site in a browser, served by the workbook server', () => {
   });
 
   test('the guide pages show the thresholds from the check modules', async () => {
-    const page = await visit('/guide/how-checks-measure', { name: 'how-checks-measure' });
+    const page = await site.visit('/guide/how-checks-measure');
     const text = await page.textContent('article');
     const [id, gate] = Object.entries(checkOf(labs[0]).gates)[0];
     expect(text).toContain(thresholdWords({ id, ...gate }));
     expect(page.problems).toEqual([]);
     await page.close();
-    const trainers = await visit('/guide/trainers', { name: 'trainers' });
+    const trainers = await site.visit('/guide/trainers');
     expect(await trainers.textContent('h1')).toContain('For trainers');
     expect(trainers.problems).toEqual([]);
     await trainers.close();
@@ -373,34 +326,29 @@ inBrowser('the site in a browser, served by the workbook server', () => {
 
   test('Check my fix: PASS with figures and a chart for the solution, FAIL for the shipped starter', async () => {
     const lab = labs[0];
-    const page = await visit(`/labs/${lab.slug}`);
-    await page.click('[data-testid=check-button]');
-    await page.waitForSelector('[data-testid=check-log] div');
-    await page.waitForSelector('[data-verdict]', { timeout: 90_000 });
-    expect(await page.getAttribute('[data-verdict]', 'data-verdict')).toBe('pass');
+    const page = await site.visit(`/labs/${lab.slug}`);
+    site.checkWhich = 'solution';
+    expect(await site.checkMyFix(page)).toBe('pass');
     expect(await page.textContent('[data-verdict]')).toContain('PASS');
-    const gates = await page.$$eval('[data-gate]', (els) => els.map((el) => el.textContent));
-    expect(gates.length).toBeGreaterThan(0);
-    expect(gates.join('\n')).toMatch(/needs < [\d.]+ ms/);
-    await page.waitForSelector('[data-testid=check-result] canvas');
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'check-pass.png'), fullPage: true });
-    await shootElement(page, '[data-testid=lab-panel] section', 'check-pass-panel');
+    // One row per gate of the lab's check: its label, figure and threshold.
+    const gates = Object.fromEntries(await page.$$eval('[data-gate]', (els) => els.map((el) => [el.dataset.gate, el.textContent])));
+    expect(Object.keys(gates).sort()).toEqual(Object.keys(checkOf(lab).gates).sort());
+    for (const [id, gate] of Object.entries(checkOf(lab).gates)) {
+      expect(gates[id]).toContain(gate.label);
+      expect(gates[id]).toMatch(/needs [<≥]/);
+    }
 
-    checkWhich = 'starter';
-    await page.click('[data-testid=check-button]');
-    await page.waitForSelector('[data-verdict="fail"]', { timeout: 90_000 });
+    site.checkWhich = 'starter';
+    expect(await site.checkMyFix(page)).toBe('fail');
     expect(await page.textContent('[data-verdict]')).toContain('FAIL');
     expect(await page.textContent('[data-testid=check-result]')).toContain('past the threshold');
-    await page.waitForSelector('[data-testid=check-result] canvas');
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'check-fail.png'), fullPage: true });
-    await shootElement(page, '[data-testid=lab-panel] section', 'check-fail-panel');
     expect(page.problems).toEqual([]);
     await page.close();
   }, 200_000);
 
   test('served statically (no API), a lab page shows the command to run instead', async () => {
     const lab = written[0];
-    const page = await visit(`/labs/${lab.slug}`, { noApi: true });
+    const page = await site.visit(`/labs/${lab.slug}`, { noApi: true });
     await page.waitForSelector('[data-testid=check-cli]');
     expect(await page.textContent('[data-testid=check-cli]')).toContain(`npx workbook check ${lab.id}`);
     expect(await page.isVisible('[data-testid=check-button]')).toBe(false);
@@ -409,11 +357,11 @@ inBrowser('the site in a browser, served by the workbook server', () => {
 
   test('dark mode and a phone-sized screen', async () => {
     const lab = written[0];
-    const dark = await visit(`/labs/${lab.slug}`, { name: `lab-${lab.slug}-dark`, colorScheme: 'dark' });
+    const dark = await site.visit(`/labs/${lab.slug}`, { colorScheme: 'dark' });
     expect(await dark.getAttribute('html', 'data-theme')).toBe('dark');
     expect(dark.problems).toEqual([]);
     await dark.close();
-    const phone = await visit(`/labs/${lab.slug}`, { name: `lab-${lab.slug}-phone`, viewport: { width: 390, height: 844 } });
+    const phone = await site.visit(`/labs/${lab.slug}`, { viewport: { width: 390, height: 844 } });
     // Wide code and tables scroll inside their boxes; the page itself does not.
     const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);

@@ -20,10 +20,13 @@ function describe(res) {
 /**
  * Sends each request to the reference, then to the candidate, in order (so
  * stateful APIs see the same history), and compares status, content type and
- * body (parsed when it is JSON).
+ * body (parsed when it is JSON). The candidate's requests are therefore
+ * lone ones, nothing else running: `onAnswer(case, response)` gets each of
+ * its responses (with `ms`, its latency) for a check that judges more of it.
  * @param {Array<{name?:string, method?:string, path:string, body?:any, headers?:object}>} cases
+ * @param {{onAnswer?: (c:object, response:object|Error) => void}} [options]
  */
-async function compareResponses(candidate, reference, cases) {
+async function compareResponses(candidate, reference, cases, { onAnswer = () => {} } = {}) {
   const results = [];
   for (const c of cases) {
     const method = c.method || 'GET';
@@ -31,6 +34,7 @@ async function compareResponses(candidate, reference, cases) {
     const send = (app) => request(app.url + c.path, { method, body: c.body, headers: c.headers }).catch((err) => err);
     const expected = await send(reference);
     const actual = await send(candidate);
+    onAnswer(c, actual);
     if (expected instanceof Error) throw new Error(`the reference solution did not answer ${name}: ${expected.message}`);
     if (actual instanceof Error) {
       results.push({ name, pass: false, expected: describe(expected), actual: actual.message });
@@ -65,6 +69,10 @@ async function compareResponses(candidate, reference, cases) {
  * a request costs the app, whatever else the machine is doing. On a busy or
  * small machine the load generator competes with the app for the same cores
  * and narrows wall-clock ratios; CPU time does not see that.
+ *
+ * With `delayOfLastRun`, the candidate's event-loop delay is read by its
+ * probe over its last run (`delay` in the result): the same load, measured
+ * without a run of its own.
  * @param {string|string[]} path one path, or several that every connection cycles through
  * @returns {Promise<{candidate:number[], reference:number[], pairs:number[], ratio:number,
  *   errors:number, wall:{candidate:number[], reference:number[]},
@@ -72,7 +80,7 @@ async function compareResponses(candidate, reference, cases) {
  *   ratio, and the share of the candidate's responses its own process did not receive
  *   (0 for an app that serves itself)
  */
-async function compareThroughput({ candidate, reference, path, rounds = 5, seconds = 0.6, connections = 10, warmupSeconds = 1, perCpu = false, progress = () => {}, cpuClock = cpuClockStep }) {
+async function compareThroughput({ candidate, reference, path, rounds = 5, seconds = 0.6, connections = 10, warmupSeconds = 1, perCpu = false, delayOfLastRun = false, progress = () => {}, cpuClock = cpuClockStep }) {
   progress(`Warming up both apps (${warmupSeconds} s each)`);
   const cpuRates = [];
   for (const app of [reference, candidate]) {
@@ -101,13 +109,17 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
   let received = 0;
   // The unit of the figures: in full for charts, short for the progress lines.
   const unit = perCpu ? { full: 'requests per CPU-second', short: 'req per CPU-s' } : { full: 'req/s', short: 'req/s' };
+  let delay = null;
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ['candidate', 'reference'] : ['reference', 'candidate'];
     for (const who of order) {
       const app = who === 'candidate' ? candidate : reference;
+      const readDelay = delayOfLastRun && who === 'candidate' && round === rounds - 1;
       const before = perCpu ? await app.cpuAndRequests() : null;
+      if (readDelay) await app.resetEventLoopDelay();
       const load = await runLoad({ url: app.url, path, connections, duration: seconds });
       const after = perCpu ? await app.cpuAndRequests() : null;
+      if (readDelay) delay = await app.eventLoopDelay();
       await app.waitUntilIdle();
       if (who === 'candidate') {
         errors += load.errors + load.timeouts;
@@ -136,6 +148,7 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
     unit: unit.full,
     seconds,
     clockStepUs,
+    delay,
   };
 }
 

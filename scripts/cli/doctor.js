@@ -149,7 +149,7 @@ function disk() {
 }
 
 function site() {
-  return isInstalled() ? ok('Workbook site', 'installed: npm start is quick and works offline.') : warn('Workbook site', 'not installed yet: the first npm start installs it (~40 s, needs the network). Run it once before the workshop.');
+  return isInstalled() ? ok('Workbook site', 'installed: npm start is quick and works offline.') : warn('Workbook site', 'not installed: `npm ci` installs it (its last step); otherwise the first npm start does (~30 s, needs the network). Do it before the workshop.');
 }
 
 module.exports = {

@@ -26,6 +26,8 @@ module.exports = {
   async run() {
     console.log(bold('Labs'));
     let next = null;
+    // One column for the states, after the longest title.
+    const width = Math.max(...labs.map((lab) => lab.title.length));
     for (const lab of labs) {
       const { state, entry } = stateOf(lab);
       if (!next && state !== 'passing') next = lab;
@@ -33,7 +35,7 @@ module.exports = {
       const detail = best
         ? dim(` best: ${best.label} ${formatNumber(best.value, best.unit)} (${entry.best.verdict}, ${ago(entry.best.at)})`)
         : '';
-      console.log(`  ${lab.id}  ${lab.title.padEnd(46)} ${STATE_TEXT[state](state.replace('-', ' ').padEnd(11))}${detail}`);
+      console.log(`  ${lab.id}  ${lab.title.padEnd(width)}  ${STATE_TEXT[state](state.replace('-', ' ').padEnd(11))}${detail}`);
     }
     console.log('');
     if (next) {

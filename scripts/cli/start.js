@@ -1,7 +1,8 @@
 'use strict';
 // `npm start`: the workbook site on http://127.0.0.1, with its live
-// "Check my fix" panel. The first start installs and builds the site (about
-// a minute, with progress); later starts take a second or two.
+// "Check my fix" panel. The first start builds the site (about 20 s, with
+// progress; it installs it too if `npm ci` could not); later starts take a
+// second or two.
 
 const { spawn } = require('node:child_process');
 const { ensureBuilt, BUILD_DIR } = require('../lib/site');
@@ -27,7 +28,7 @@ function openBrowser(url) {
 }
 
 module.exports = {
-  summary: 'open the workbook site (installs and builds it the first time)',
+  summary: 'open the workbook site (builds it the first time)',
   usage: 'npm start [-- --port N] [--no-open]',
   help: [
     'Serves the workbook site on http://127.0.0.1 with its "Check my fix" panel.',

@@ -4,7 +4,6 @@
 // check would), and returns one plain result object.
 
 const { setMaxListeners } = require('node:events');
-const autocannon = require('autocannon');
 const { get } = require('./http-client');
 const { percentile } = require('./stats');
 
@@ -27,6 +26,8 @@ async function runLoad(options) {
   const started = Date.now();
   const prober = probe ? startProbe(url + probe.path, probe.intervalMs ?? 50) : null;
 
+  // Loaded on first use: CLI commands that never load an app start sooner.
+  const autocannon = require('autocannon');
   const instance = autocannon({
     url,
     connections,

@@ -256,4 +256,4 @@ async function ensureBuilt({ progress = () => {} } = {}) {
   return { built: true, installed };
 }
 
-module.exports = { BUILD_DIR, ensureBuilt, isInstalled };
+module.exports = { BUILD_DIR, ensureBuilt, ensureInstalled, isInstalled };

@@ -4,15 +4,12 @@
 // it lives in the extended suite; `npm test` already proves each verdict.
 
 const path = require('node:path');
-const { ROOT, labs } = require('../../scripts/lib/labs');
+const { ROOT, labs, checkOf } = require('../../scripts/lib/labs');
 const { runCli } = require('../helpers/cli');
 const { processesRunning } = require('../helpers/leftovers');
 
-// One row per gate, named "<lab id> <gate id>".
-const GATE_ROWS = [
-  '01 health-p50', '01 loop-delay-p99', '01 auth-work', '02 throughput-ratio',
-  '03 heap-per-request', '04 latency-p50', '04 throughput-ratio',
-];
+// One row per gate, named "<lab id> <gate id>", for every gate of every lab.
+const GATE_ROWS = labs.flatMap((lab) => Object.keys(checkOf(lab).gates).map((gate) => `${lab.id} ${gate}`));
 
 afterAll(() => {
   expect(processesRunning(path.join(ROOT, 'labs'))).toEqual([]);

@@ -60,8 +60,10 @@ class LiveReporter {
     const labs = readSelfChecks(this.startedAt || 0);
     if (!labs.length) return;
     process.stdout.write(`\n${paint('bold', 'Your labs')}\n`);
+    // One column for the states, after the longest title.
+    const width = Math.max(...labs.map((lab) => lab.title.length));
     for (const lab of labs) {
-      process.stdout.write(`  ${lab.id}  ${lab.title.padEnd(48)} ${paint(STATE_COLOUR[lab.state] || 'reset', lab.state)}${lab.why ? paint('dim', `: ${lab.why}`) : ''}\n`);
+      process.stdout.write(`  ${lab.id}  ${lab.title.padEnd(width)}  ${paint(STATE_COLOUR[lab.state] || 'reset', lab.state)}${lab.why ? paint('dim', `: ${lab.why}`) : ''}\n`);
     }
   }
 }

@@ -1,0 +1,57 @@
+'use strict';
+// A tour of the workbook site with screenshots of every page, light and
+// dark, wide and phone-sized, and of the Check my fix panel after a pass and
+// a fail: to look at as a learner would (.workbook/artifacts/screenshots/).
+// What the pages do is asserted by test/site.test.js; this adds only that
+// every page renders without a console error, request failure or call off
+// the machine, in each of these looks.
+
+const { labs } = require('../../scripts/lib/labs');
+const { ensureBuilt } = require('../../scripts/lib/site');
+const { SCREENSHOTS, browserDescribe, useSiteInBrowser } = require('../helpers/site-browser');
+
+beforeAll(async () => {
+  const started = Date.now();
+  const say = (line) => process.stdout.write(`  [site ${Math.round((Date.now() - started) / 1000)} s] ${line}\n`);
+  await ensureBuilt({ progress: say });
+}, 600_000);
+
+browserDescribe()('a screenshot tour of the site', () => {
+  const site = useSiteInBrowser();
+  afterAll(() => process.stdout.write(`  [site] Screenshots: ${SCREENSHOTS}\n`));
+
+  const pages = [
+    ['home', '/'],
+    ['how-checks-measure', '/guide/how-checks-measure'],
+    ['trainers', '/guide/trainers'],
+    ...labs.map((lab) => [`lab-${lab.slug}`, `/labs/${lab.slug}`]),
+  ];
+
+  test.each(pages)('%s (%s), light, dark and phone-sized', async (name, pathname) => {
+    for (const [suffix, options] of [
+      ['', {}],
+      ['-dark', { colorScheme: 'dark' }],
+      ['-phone', { viewport: { width: 390, height: 844 } }],
+    ]) {
+      const page = await site.visit(pathname, { ...options, screenshot: `${name}${suffix}` });
+      expect(page.problems).toEqual([]);
+      await page.close();
+    }
+  });
+
+  test('the Check my fix panel after a pass and after a fail', async () => {
+    const lab = labs[0];
+    const page = await site.visit(`/labs/${lab.slug}`);
+    for (const [which, verdict] of [
+      ['solution', 'pass'],
+      ['starter', 'fail'],
+    ]) {
+      site.checkWhich = which;
+      expect(await site.checkMyFix(page)).toBe(verdict);
+      await site.shoot(page, `check-${verdict}`);
+      await site.shoot(page, `check-${verdict}-panel`, '[data-testid=lab-panel] section');
+    }
+    expect(page.problems).toEqual([]);
+    await page.close();
+  }, 200_000);
+});

@@ -59,7 +59,7 @@ test('`check --json` prints one JSON object with every figure and the verdict, a
 });
 
 test('`load` prints autocannon\'s table', async () => {
-  const { code, stdout } = await runCli(['load', first.id, '--solution', '--duration', '2']);
+  const { code, stdout } = await runCli(['load', first.id, '--solution', '--duration', '1']);
   expect(code).toBe(0);
   expect(stdout).toMatch(/Latency/);
   expect(stdout).toMatch(/Req\/Sec/);

@@ -11,7 +11,10 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
+const { track } = require('../scripts/harness/children');
+const { capturedResults } = require('../scripts/lib/captures');
+const { inPool } = require('./helpers/pool');
 const { labs, findLab, ROOT, checkOf } = require('../scripts/lib/labs');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
 const { lintWorkbook } = require('../scripts/lib/lab-lint');
@@ -82,6 +85,11 @@ const REPO_PATH = /^(labs|solutions|scripts|test|site)\/[\w./-]+$/;
 
 const LINT = lintWorkbook(ROOT);
 
+// Started by the first lab's snippet test, for every lab at once.
+let snippetRuns = null;
+const snippetFailures = () => (snippetRuns ??= runAllSnippets(labs));
+const SNIPPET_COUNT = labs.reduce((n, lab) => n + (fs.existsSync(lab.readme) ? readWalkthrough(lab.readme).codeBlocks.filter((b) => b.runnable).length : 0), 0);
+
 describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) => {
   const walkthrough = fs.existsSync(lab.readme) ? readWalkthrough(lab.readme) : null;
 
@@ -105,15 +113,10 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) =>
     expect(problems).toEqual([]);
   });
 
-  test('every JavaScript block that is not an excerpt runs as a complete program', () => {
+  test('every JavaScript block that is not an excerpt runs as a complete program', async () => {
     if (!walkthrough) return; // reported by the first test
-    const failures = [];
-    for (const block of walkthrough.codeBlocks.filter((b) => b.runnable)) {
-      const outcome = runSnippet(lab, block);
-      if (outcome) failures.push(`line ${block.line}: ${outcome}`);
-    }
-    expect(failures).toEqual([]);
-  }, 60_000 + 25_000 * (walkthrough ? walkthrough.codeBlocks.filter((b) => b.runnable).length : 0));
+    expect(await snippetFailures().get(slug)).toEqual([]);
+  }, 60_000 + 25_000 * SNIPPET_COUNT);
 
   test('every number with a count marker is the number the code defines', () => {
     if (!walkthrough) return; // reported by the first test
@@ -145,12 +148,6 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) =>
 });
 
 /** A lab's captured check results (npm run capture), or null. */
-function capturedResults(lab) {
-  const index = path.join(ROOT, 'site', 'static', 'captures', 'index.json');
-  if (!fs.existsSync(index)) return null;
-  const entry = JSON.parse(fs.readFileSync(index, 'utf8')).labs[lab.slug];
-  return entry ? entry.results : null;
-}
 
 /**
  * Where each count marker's number comes from. `responses`: how many
@@ -202,27 +199,51 @@ function countSource(lab, key) {
 /**
  * Runs a walkthrough's JavaScript block as a program, from a temporary file
  * in the lab's folder (so the lab's packages resolve), with PORT=0.
- * @returns {string|null} why it failed, or null when it exited 0 within 20 s
+ * @returns {Promise<string|null>} why it failed, or null when it exited 0 within the time
  */
-function runSnippet(lab, block, timeoutMs = 20_000) {
+async function runSnippet(lab, block, timeoutMs = 20_000) {
   const file = path.join(lab.dir, `.docs-snippet-${block.line}-${process.pid}.js`);
   fs.writeFileSync(file, block.content);
   try {
-    const run = spawnSync(process.execPath, [file], {
-      cwd: ROOT,
-      env: { ...process.env, PORT: '0' },
-      encoding: 'utf8',
-      timeout: timeoutMs,
-      killSignal: 'SIGKILL',
+    const child = track(spawn(process.execPath, [file], { cwd: ROOT, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    const outcome = await new Promise((resolve) => {
+      child.on('error', (err) => resolve({ error: err }));
+      child.on('close', (status, signal) => resolve({ status, signal }));
     });
-    const output = `${run.stdout || ''}${run.stderr || ''}`.trim().split('\n').slice(-8).join('\n');
-    if (run.error && run.error.code === 'ETIMEDOUT') return `still running after ${timeoutMs / 1000} s (a snippet must end by itself, closing any server it starts)`;
-    if (run.error) return run.error.message;
-    if (run.status !== 0) return `exited with ${run.status ?? run.signal}:\n${output}`;
+    clearTimeout(timer);
+    const tail = output.trim().split('\n').slice(-8).join('\n');
+    if (timedOut) return `still running after ${timeoutMs / 1000} s (a snippet must end by itself, closing any server it starts)`;
+    if (outcome.error) return outcome.error.message;
+    if (outcome.status !== 0) return `exited with ${outcome.status ?? outcome.signal}:\n${tail}`;
     return null;
   } finally {
     fs.rmSync(file, { force: true });
   }
+}
+
+/**
+ * Every lab's runnable snippets, started once for the whole file, two at a
+ * time (most of a snippet's time is starting Node and waiting, so running
+ * them side by side saves seconds without loading the machine): per lab, a
+ * promise of its failures.
+ */
+function runAllSnippets(labList, { atOnce = 2 } = {}) {
+  const jobs = labList.flatMap((lab) => {
+    const walkthrough = fs.existsSync(lab.readme) ? readWalkthrough(lab.readme) : null;
+    return (walkthrough ? walkthrough.codeBlocks.filter((b) => b.runnable) : []).map((block) => ({ lab, block }));
+  });
+  const done = inPool(jobs, atOnce, (job) => runSnippet(job.lab, job.block));
+  const failures = (lab) => (outcomes) =>
+    jobs.map((job, i) => [job, outcomes[i]]).filter(([job, why]) => job.lab === lab && why).map(([job, why]) => `line ${job.block.line}: ${why instanceof Error ? why.message : why}`);
+  return new Map(labList.map((lab) => [lab.slug, done.then(failures(lab))]));
 }
 
 test('the root README shows only commands that exist', () => {
@@ -244,11 +265,11 @@ test('a count marker reads the number written directly before it', () => {
   expect(() => countSource(labs[0], 'nonsense')).toThrow(/unknown source/);
 });
 
-test('a snippet that fails, or never ends, fails its test', () => {
+test('a snippet that fails, or never ends, fails its test', async () => {
   const lab = labs[0];
-  expect(runSnippet(lab, { line: 0, content: "require('node:assert').strictEqual(process.env.PORT, '0');\n" })).toBeNull();
-  expect(runSnippet(lab, { line: 0, content: 'process.exit(3);\n' })).toMatch(/exited with 3/);
-  expect(runSnippet(lab, { line: 0, content: 'setInterval(() => {}, 1000);\n' }, 1000)).toMatch(/still running/);
+  expect(await runSnippet(lab, { line: 0, content: "require('node:assert').strictEqual(process.env.PORT, '0');\n" })).toBeNull();
+  expect(await runSnippet(lab, { line: 0, content: 'process.exit(3);\n' })).toMatch(/exited with 3/);
+  expect(await runSnippet(lab, { line: 0, content: 'setInterval(() => {}, 1000);\n' }, 1000)).toMatch(/still running/);
   expect(fs.readdirSync(lab.dir).filter((f) => f.startsWith('.docs-snippet-'))).toEqual([]);
 });
 

@@ -11,6 +11,7 @@ const { track } = require('../scripts/harness/children');
 const { get } = require('../scripts/harness/http-client');
 const { waitForExit } = require('./helpers/processes');
 const { materializeShipped } = require('../scripts/lib/shipped');
+const { inPool } = require('./helpers/pool');
 
 // The starter as shipped: a learner's half-finished edit must not turn the
 // self-check red.
@@ -37,6 +38,50 @@ test('lab ids resolve from 1, 01, the slug and the slug without its number', () 
   expect(findLab('')).toBeUndefined();
 });
 
+/**
+ * Starts `file` as a learner would (`node app.js`, PORT=0), waits for the URL
+ * it prints, asks it for the lab's first example path, and ends it.
+ * @returns {Promise<{url:string, status:number}>}
+ */
+async function startAlone(lab, file) {
+  const child = track(spawn(process.execPath, [file], { cwd: ROOT, env: { ...process.env, PORT: '0', HOST: '' }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`no URL printed within 10 s:\n${out}`)), 10_000);
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+        if (m && m[1] !== '0') {
+          clearTimeout(timer);
+          resolve(m[0]);
+        }
+      });
+      child.on('exit', (code) => reject(new Error(`exited with ${code}`)));
+    });
+    const { standardLoad } = checkOf(lab);
+    const first = (standardLoad.examples || ['/'])[0];
+    return { url, status: (await get(url + first)).status };
+  } finally {
+    child.kill('SIGKILL');
+    await waitForExit(child.pid);
+  }
+}
+
+// Every lab's starter and solution, started two at a time (each mostly
+// waits for Node to start), once for the whole file.
+let started = null;
+function startedAlone() {
+  const runs = labs.flatMap((lab) => [
+    [`${lab.slug} starter`, lab, shippedApp(lab)],
+    [`${lab.slug} solution`, lab, lab.solutionApp],
+  ]);
+  started ??= inPool(runs, 2, ([, lab, file]) => startAlone(lab, file)).then((outcomes) =>
+    Object.fromEntries(runs.map(([name], i) => [name, outcomes[i]])),
+  );
+  return started;
+}
+
 describe.each(labs.map((lab) => [lab.slug, lab]))('%s', (slug, lab) => {
   test('has its starter, walkthrough, solution, check and test', () => {
     for (const file of [lab.app, lab.readme, lab.solutionApp, lab.checkModule, lab.testFile]) {
@@ -47,32 +92,9 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s', (slug, lab) => {
     expect(check.standardLoad).toEqual(expect.objectContaining({ path: expect.any(String), connections: expect.any(Number), duration: expect.any(Number) }));
   });
 
-  test.each([['starter', shippedApp(lab)], ['solution', lab.solutionApp]])(
-    'the %s runs alone on PORT=0 and prints its URL',
-    async (_, file) => {
-      const child = track(spawn(process.execPath, [file], { cwd: ROOT, env: { ...process.env, PORT: '0', HOST: '' }, stdio: ['ignore', 'pipe', 'pipe'] }));
-      try {
-        const url = await new Promise((resolve, reject) => {
-          let out = '';
-          const timer = setTimeout(() => reject(new Error(`no URL printed within 10 s:\n${out}`)), 10_000);
-          child.stdout.on('data', (d) => {
-            out += d;
-            const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-            if (m && m[1] !== '0') {
-              clearTimeout(timer);
-              resolve(m[0]);
-            }
-          });
-          child.on('exit', (code) => reject(new Error(`exited with ${code}`)));
-        });
-        const { standardLoad } = checkOf(lab);
-        const first = (standardLoad.examples || ['/'])[0];
-        const res = await get(url + first);
-        expect(res.status).toBeLessThan(500);
-      } finally {
-        child.kill('SIGKILL');
-        await waitForExit(child.pid);
-      }
-    },
-  );
+  test.each(['starter', 'solution'])('the %s runs alone on PORT=0, prints its URL and answers', async (which) => {
+    const outcome = (await startedAlone())[`${slug} ${which}`];
+    if (outcome instanceof Error) throw outcome;
+    expect(outcome.status).toBeLessThan(500);
+  });
 });

@@ -2,9 +2,10 @@
 // A tour of the workbook site with screenshots of every page, light and
 // dark, wide and phone-sized, and of the Check my fix panel after a pass and
 // a fail: to look at as a learner would (.workbook/artifacts/screenshots/).
-// What the pages do is asserted by test/site.test.js; this adds only that
-// every page renders without a console error, request failure or call off
-// the machine, in each of these looks.
+// What the pages do is asserted by test/site.test.js; this adds that every
+// page renders without a console error, request failure or call off the
+// machine in each of these looks, that dark mode is dark, and that nothing
+// makes a phone-sized page scroll sideways.
 
 const { labs } = require('../../scripts/lib/labs');
 const { ensureBuilt } = require('../../scripts/lib/site');
@@ -35,6 +36,9 @@ browserDescribe()('a screenshot tour of the site', () => {
     ]) {
       const page = await site.visit(pathname, { ...options, screenshot: `${name}${suffix}` });
       expect(page.problems).toEqual([]);
+      if (options.colorScheme) expect(await page.getAttribute('html', 'data-theme')).toBe('dark');
+      // Wide code and tables scroll inside their boxes; the page itself does not.
+      if (options.viewport) expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
       await page.close();
     }
   });

@@ -31,9 +31,10 @@ function browserDescribe() {
 /**
  * Registers beforeAll/afterAll that start the server and the browser, and
  * returns what a test uses. "Check my fix" checks `site.checkWhich`'s app
- * ('solution' or 'starter'), never the learner's labs/ folder.
+ * ('solution' or 'starter'), never the learner's labs/ folder; `check`, if
+ * given, stands in for the lab's check (it gets `which` among its options).
  */
-function useSiteInBrowser() {
+function useSiteInBrowser({ check } = {}) {
   const site = { checkWhich: 'solution' };
   const appFor = (lab) => {
     if (site.checkWhich === 'solution') return lab.solutionApp;
@@ -48,7 +49,7 @@ function useSiteInBrowser() {
 
   beforeAll(async () => {
     if (!chromium) throw new Error('CI must run the browser tests, but there is no Chromium at /usr/bin/chromium or $CHROME_PATH.');
-    server = createWorkbookServer({ siteDir: BUILD_DIR, queue: new CheckQueue({ appFor }) });
+    server = createWorkbookServer({ siteDir: BUILD_DIR, queue: new CheckQueue({ appFor, ...(check ? { check: (lab, options) => check(lab, { ...options, which: site.checkWhich }) } : {}) }) });
     url = await server.listen(0);
     host = new URL(url).host;
     browser = await launchBrowser(chromium);

@@ -128,9 +128,13 @@ async function measure(ctx) {
   };
 
   // t again, after the load: if the machine's speed moved by more than 2×
-  // during the check, a lone request's latency against t means little.
+  // during the check, a lone request's latency against t means little. With
+  // the same three warm-up compiles as t: in a new process the first compiles
+  // are slower (measured: about 2.5×, 1.9×, then 1× of a warm one), and two
+  // fewer would make t look as if it had drifted by about 1.5×.
+  // (Fewer timed runs: this figure only guards against a 2× change.)
   progress('Calibrating again, to see whether the machine stayed steady');
-  const tAfter = (await runInChild(CALIBRATE, 'handlebarsCompileCost', [template.content, { runs: 2, warmup: 1 }])).median;
+  const tAfter = (await runInChild(CALIBRATE, 'handlebarsCompileCost', [template.content, { runs: 2, warmup: 3 }])).median;
   const drift = Math.max(tAfter / t, t / tAfter);
   const noise = [
     ...roundsNoise(measured, ctx.check.threshold('throughput-ratio')),

@@ -6,6 +6,7 @@ const { labs } = require('../scripts/lib/labs');
 // Any lab will do: the first in the list.
 const first = labs[0];
 const { runCli } = require('./helpers/cli');
+const { workbookWithQuickLab } = require('./helpers/quick-lab');
 
 
 describe('usage', () => {
@@ -47,15 +48,33 @@ test('`list` shows every lab with its state', async () => {
   expect(stdout).toMatch(/^Next: /m);
 });
 
-test('`check --json` prints one JSON object with every figure and the verdict, and exits 0 on a pass', async () => {
-  const { code, stdout, stderr } = await runCli(['check', String(first.number), '--app', first.solutionApp, '--json']);
-  const result = JSON.parse(stdout);
-  expect(code).toBe(0);
-  expect(result).toMatchObject({ lab: first.slug, verdict: 'pass', app: `solutions/${first.slug}/app.js` });
-  expect(result.gates.map((g) => g.id)).toEqual(['health-p50', 'loop-delay-p99', 'auth-work']);
-  for (const g of result.gates) expect(g).toEqual(expect.objectContaining({ value: expect.any(Number), threshold: expect.any(Number), pass: true }));
-  expect(result.environment.node).toBe(process.version);
-  expect(stderr).toMatch(/Calibrating/); // progress goes to stderr, keeping stdout pure JSON
+// A real check through the CLI, of the quick lab (test/fixtures/quick-lab/,
+// one second of measuring) in a copy of the workbook: what is tested is the
+// CLI around the check; every real lab's check has its own verdict suite.
+describe('`check --json`', () => {
+  let quick;
+  beforeAll(() => {
+    quick = workbookWithQuickLab();
+  });
+  afterAll(() => quick.remove());
+
+  test('prints one JSON object with every figure and the verdict, and exits 0 on a pass', async () => {
+    const solution = `solutions/90-quick-check/app.js`;
+    const { code, stdout, stderr } = await runCli(['check', quick.id, '--app', solution, '--json'], { script: quick.script });
+    const result = JSON.parse(stdout);
+    expect(code).toBe(0);
+    expect(result).toMatchObject({ lab: '90-quick-check', verdict: 'pass', app: solution });
+    expect(result.gates.map((g) => g.id)).toEqual(['work-latency']);
+    for (const g of result.gates) expect(g).toEqual(expect.objectContaining({ value: expect.any(Number), threshold: expect.any(Number), pass: true }));
+    expect(result.environment.node).toBe(process.version);
+    expect(stderr).toMatch(/Calibrating/); // progress goes to stderr, keeping stdout pure JSON
+  });
+
+  test('exits 1 on a fail, with the same JSON', async () => {
+    const { code, stdout } = await runCli(['check', quick.id, '--app', 'labs/90-quick-check/app.js', '--json'], { script: quick.script });
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toMatchObject({ verdict: 'fail', gates: [{ id: 'work-latency', pass: false }] });
+  });
 });
 
 test('`load` prints autocannon\'s table', async () => {

@@ -6,20 +6,10 @@
 // kind of mistake is one clear line.
 
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { ROOT, labs } = require('../scripts/lib/labs');
 const { runCli } = require('./helpers/cli');
-
-const SKIP = new Set(['node_modules', '.git', '.workbook', 'build', '.docusaurus', 'profiles', 'bench-results']);
-
-/** A copy of the workbook's own files (not its installs) in a temp folder. */
-function copyWorkbook() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-copy-'));
-  fs.cpSync(ROOT, dir, { recursive: true, filter: (src) => !SKIP.has(path.basename(src)) });
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'junction');
-  return dir;
-}
+const { SKIP, copyWorkbook, removeCopy } = require('./helpers/workbook-copy');
 
 function lines(problems, pattern) {
   return problems.filter((p) => pattern.test(p));
@@ -57,7 +47,7 @@ describe('in a temporary copy of the workbook', () => {
   beforeAll(() => {
     root = copyWorkbook();
   });
-  afterAll(() => fs.rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }));
+  afterAll(() => removeCopy(root));
 
   // Runs the copy's own CLI, so it reads the copy's labs (each run a fresh
   // process: it sees the files as they are now).

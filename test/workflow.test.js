@@ -10,10 +10,10 @@ const os = require('node:os');
 const path = require('node:path');
 const { ROOT, labs } = require('../scripts/lib/labs');
 const { readWalkthrough, readWalkthroughSection } = require('../scripts/lib/walkthrough');
-const { shippedContent } = require('../scripts/lib/shipped');
 const { startCli, runCli, waitForOutput } = require('./helpers/cli');
 const { processesRunning } = require('./helpers/leftovers');
 const { removeTemp } = require('../scripts/harness/temp');
+const { workbookWithQuickLab } = require('./helpers/quick-lab');
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-workflow-'));
 const env = { WORKBOOK_PROGRESS_FILE: path.join(scratch, 'progress.json') };
@@ -106,24 +106,27 @@ test('verify refuses a lab that does not exist, in one sentence', async () => {
   expect(stdout + stderr).toMatch(/There is no lab "99"\. The labs are: /);
 });
 
+// watch runs a real check on every save: here the quick lab's (one second
+// of measuring, test/fixtures/quick-lab/) in a copy of the workbook, not a
+// real lab's five to ten seconds, which their own verdict suites measure.
 describe('watch', () => {
-  const dir = path.join(ROOT, '.workbook', 'tmp', `watch-${process.pid}`);
-  const app = path.join(dir, 'app.js');
-  const solution = fs.readFileSync(lab01.solutionApp, 'utf8');
-  const starter = shippedContent(lab01, 'app.js').content ?? fs.readFileSync(lab01.app, 'utf8');
+  let quick;
+  let app;
   let watcher;
 
   beforeAll(() => {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(app, solution);
+    quick = workbookWithQuickLab();
+    // Beside the lab's own files, so the app's require('./spin') resolves.
+    app = path.join(quick.root, 'labs', '90-quick-check', 'mine.js');
+    fs.writeFileSync(app, quick.solution);
   });
   afterAll(async () => {
     if (watcher) {
       watcher.child.kill('SIGINT');
       await watcher.done;
     }
-    removeTemp(dir);
-    expect(processesRunning(dir)).toEqual([]);
+    expect(processesRunning(quick.root)).toEqual([]);
+    quick.remove();
   });
 
   const runsSoFar = () => (watcher.output().match(/Verdict: /g) || []).length;
@@ -133,19 +136,17 @@ describe('watch', () => {
     return out.slice(out.lastIndexOf('\nRun '));
   };
 
-  // Two full checks in all (a pass, then a fail that interrupted a run),
-  // each a real measurement of lab 01's check through the CLI.
   test('runs the check at once', async () => {
-    watcher = startCli(['watch', lab01.id, '--app', app], { env });
+    watcher = startCli(['watch', quick.id, '--app', app], { env, script: quick.script });
     const first = await nextVerdict(0);
     expect(first).toMatch(/Verdict: PASS/);
   }, 60_000);
 
   test('a syntax error shows the error, and the watcher carries on', async () => {
     const before = runsSoFar();
-    fs.writeFileSync(app, solution.replace("app.get('/health', (req, res) => {", "app.get('/health', (req, res) => {{"));
+    fs.writeFileSync(app, quick.solution.replace("app.get('/health', (req, res) => res.send('ok'));", "app.get('/health', (req, res) => {{ res.send('ok'));"));
     const run = await nextVerdict(before);
-    expect(watcher.output()).toMatch(/watch-\d+\/app\.js changed\./);
+    expect(watcher.output()).toMatch(/mine\.js changed\./);
     expect(run).toMatch(/The app has a syntax error, so it could not start\./);
     expect(run).toMatch(/Verdict: FAIL/);
     expect(watcher.child.exitCode).toBeNull(); // still watching
@@ -153,15 +154,15 @@ describe('watch', () => {
 
   test('a save during a run stops that run and starts over, and the figures move against the last measured run', async () => {
     const before = runsSoFar();
-    fs.writeFileSync(app, solution);
+    fs.writeFileSync(app, quick.solution);
     await waitForOutput(watcher, (out) => out.lastIndexOf('Calibrating') > out.lastIndexOf('Verdict: '), 20_000);
-    fs.writeFileSync(app, starter);
+    fs.writeFileSync(app, quick.starter);
     const run = await nextVerdict(before);
     expect(watcher.output()).toMatch(/changed during the check: starting over\./);
     expect(runsSoFar()).toBe(before + 1); // the interrupted run gave no verdict
     expect(run).toMatch(/Verdict: FAIL/);
     // Against the first run's pass: the syntax error measured nothing.
-    expect(run).toMatch(/\/health median latency while \/auth is under load: .* \(was [\d.]+ ms, \d+× higher\)/);
+    expect(run).toMatch(/median latency of a lone \/work request: .* \(was [\d.]+ ms, \d+× higher\)/);
   }, 90_000);
 });
 

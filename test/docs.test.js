@@ -230,12 +230,12 @@ async function runSnippet(lab, block, timeoutMs = 20_000) {
 }
 
 /**
- * Every lab's runnable snippets, started once for the whole file, two at a
+ * Every lab's runnable snippets, started once for the whole file, three at a
  * time (most of a snippet's time is starting Node and waiting, so running
  * them side by side saves seconds without loading the machine): per lab, a
  * promise of its failures.
  */
-function runAllSnippets(labList, { atOnce = 2 } = {}) {
+function runAllSnippets(labList, { atOnce = 3 } = {}) {
   const jobs = labList.flatMap((lab) => {
     const walkthrough = fs.existsSync(lab.readme) ? readWalkthrough(lab.readme) : null;
     return (walkthrough ? walkthrough.codeBlocks.filter((b) => b.runnable) : []).map((block) => ({ lab, block }));

@@ -124,7 +124,7 @@ describe('no process is ever left behind', () => {
     get(`${app.url}/`, { timeoutMs: 500 }).catch(() => {});
     await new Promise((r) => setTimeout(r, 200));
     const t0 = Date.now();
-    const exit = await app.stop({ graceMs: 1000 });
+    const exit = await app.stop({ graceMs: 200 });
     // On Windows the SIGTERM step already terminates it.
     expect(exit.signal).toBe(WINDOWS ? 'SIGTERM' : 'SIGKILL');
     expect(Date.now() - t0).toBeLessThan(4000);

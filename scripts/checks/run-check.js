@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { startApp, AppError } = require('../harness/app-process');
+const { startInChild } = require('../harness/in-child');
 const { removeTemp } = require('../harness/temp');
 const { verdictOf } = require('./gates');
 const { relative, checkOf } = require('../lib/labs');
@@ -84,6 +85,20 @@ class CheckContext {
     this.progress = progress;
     this.apps = [];
     this.tempDirs = [];
+    this.children = [];
+  }
+
+  /**
+   * A plain Node process with `file` loaded, for calibrations (JavaScript in
+   * a test runner's sandbox runs slower than in the app's own process), kept
+   * for the whole check so that timing t again at the end costs only the
+   * runs; it is ended when the check ends, however it ends.
+   * @returns {{call: (name:string, args?:any[]) => Promise<any>}}
+   */
+  calibrator(file) {
+    const child = startInChild(file);
+    this.children.push(child);
+    return child;
   }
 
   /** A scratch folder (e.g. an app's working directory), removed when the check ends. */
@@ -120,7 +135,7 @@ class CheckContext {
   }
 
   async stopAll() {
-    await Promise.all(this.apps.map((app) => app.stop()));
+    await Promise.all([...this.apps.map((app) => app.stop()), ...this.children.map((child) => child.stop())]);
     for (const dir of this.tempDirs) removeTemp(dir); // retries a locked file, and only warns
   }
 }

@@ -60,13 +60,19 @@ function useSiteInBrowser({ check } = {}) {
     await server?.close();
   });
 
-  /** Opens a page and waits for the network to settle; `screenshot` names a full-page screenshot to take. */
-  site.visit = async (pathname, { screenshot, colorScheme, viewport, noApi } = {}) => {
+  /**
+   * Opens a page. With `ready`, a selector that only appears once the page
+   * has come alive (hydrated, its API answered), it waits for that; without,
+   * for the network to settle (half a second of quiet). `screenshot` names a
+   * full-page screenshot to take.
+   */
+  site.visit = async (pathname, { ready, screenshot, colorScheme, viewport, noApi } = {}) => {
     const page = await openPage(browser.context, host, { viewport });
     if (colorScheme) await page.emulateMedia({ colorScheme });
     // A statically hosted copy has no API: the server's own 404 page stands in.
     if (noApi) await page.route('**/api/**', (route) => route.fulfill({ status: 404, contentType: 'text/html', body: 'Not found' }));
-    await page.goto(url + pathname, { waitUntil: 'networkidle' });
+    await page.goto(url + pathname, { waitUntil: ready ? 'load' : 'networkidle' });
+    if (ready) await page.waitForSelector(ready);
     if (screenshot) await site.shoot(page, screenshot);
     return page;
   };

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 'use strict';
-// `npm run capture [-- --lab ID ...]`: runs each lab's walkthrough steps on
-// this machine and stores what they print for the site: autocannon tables
-// before and after the fix, the profilers' readings, a flame graph, a Clinic
-// Doctor report, and the check's results for the starter and the solution
-// (the site draws its charts from those). Everything records the Node
-// version, CPU and date it came from. Output: site/static/captures/.
+// `npm run capture [-- --lab ID ...] [--only KIND ...]`: runs each lab's
+// walkthrough steps on this machine and stores what they print for the site:
+// autocannon tables before and after the fix, the profilers' readings, a
+// flame graph, a Clinic Doctor report, and the check's results for the
+// starter and the solution (the site draws its charts from those).
+// Everything records the Node version, CPU and date it came from. `--only`
+// re-records some kinds (e.g. `--only results`, `--only bubbleprof`) and
+// keeps the lab's other captures. Output: site/static/captures/.
 //
 // Run it on a quiet machine: it measures.
 
@@ -70,28 +72,49 @@ async function captureTool(lab, name, file, progress) {
   return { text, result, dir };
 }
 
-async function captureLab(lab, progress) {
+/** The kinds of file one capture step writes: its own, plus a flame graph or an HTML report. */
+function stepFileKinds(step) {
+  const suffix = step.solution ? '-solution' : '';
+  if (step.tool === 'cpu') return [...captureKinds(step), `flamegraph${suffix}`];
+  if (step.tool === 'clinic-doctor') return [...captureKinds(step), `doctor-report${suffix}`];
+  return captureKinds(step);
+}
+
+/**
+ * Captures one lab. With `only` (capture kinds, or "results" for the
+ * checks' results), it captures just those and keeps the rest of the lab's
+ * recorded captures (`previous`), so that re-recording one tool's output does
+ * not change every figure a walkthrough quotes; each file then records the
+ * machine and date it came from.
+ */
+async function captureLab(lab, progress, { only = null, previous = null } = {}) {
   const shipped = materializeShipped(lab);
   if (shipped.error) throw new Error(`cannot capture lab ${lab.id}: ${shipped.error}`);
   const starter = shipped.app;
   const labDir = path.join(OUT, lab.slug);
-  fs.rmSync(labDir, { recursive: true, force: true });
+  const wanted = (kinds) => !only || kinds.some((kind) => only.includes(kind));
+  if (!only) fs.rmSync(labDir, { recursive: true, force: true });
   fs.mkdirSync(labDir, { recursive: true });
-  const files = [];
+  const steps = checkOf(lab).captures.filter((step) => wanted(captureKinds(step)));
+  const replaced = new Set(steps.flatMap(stepFileKinds));
+  const files = only ? (previous?.files || []).filter((f) => !replaced.has(f.kind)) : [];
   const save = (kind, name, content, format = 'text') => {
     fs.writeFileSync(path.join(labDir, name), content);
-    files.push({ kind, title: TITLES[kind] || kind, path: `captures/${lab.slug}/${name}`, format });
+    files.push({ kind, title: TITLES[kind] || kind, path: `captures/${lab.slug}/${name}`, format, ...(only ? { machine: machine() } : {}) });
   };
 
-  progress(`Lab ${lab.id}: checking the starter and the solution`);
-  const results = {
-    starter: await runCheck(lab, { app: starter, onProgress: (e) => progress(`  starter: ${e.text}`) }),
-    solution: await runCheck(lab, { app: lab.solutionApp, onProgress: (e) => progress(`  solution: ${e.text}`) }),
-  };
-  // The starter ran from a scratch copy; name it as the learner knows it.
-  results.starter.app = relative(lab.app);
+  let results = previous?.results;
+  if (wanted(['results'])) {
+    progress(`Lab ${lab.id}: checking the starter and the solution`);
+    results = {
+      starter: await runCheck(lab, { app: starter, onProgress: (e) => progress(`  starter: ${e.text}`) }),
+      solution: await runCheck(lab, { app: lab.solutionApp, onProgress: (e) => progress(`  solution: ${e.text}`) }),
+    };
+    // The starter ran from a scratch copy; name it as the learner knows it.
+    results.starter.app = relative(lab.app);
+  }
 
-  for (const step of checkOf(lab).captures) {
+  for (const step of steps) {
     if (step.load) {
       progress(`Lab ${lab.id}: autocannon on the starter`);
       save('autocannon-before', 'autocannon-before.txt', await captureLoad(lab, starter, progress));
@@ -114,27 +137,39 @@ async function captureLab(lab, progress) {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }
-  return { machine: machine(), results, files };
+  return { machine: only && previous?.machine ? previous.machine : machine(), results, files };
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { lab: { type: 'string', multiple: true } } });
+  const { values } = parseArgs({ options: { lab: { type: 'string', multiple: true }, only: { type: 'string', multiple: true } } });
   const chosen = values.lab ? values.lab.map((id) => findLab(id) || usage(id)) : labs;
+  const only = values.only ? values.only.flatMap((v) => v.split(',')) : null;
+  if (only) {
+    for (const lab of chosen) {
+      const known = ['results', ...checkOf(lab).captures.flatMap(captureKinds)];
+      const unknown = only.filter((kind) => !known.includes(kind));
+      if (unknown.length) {
+        console.error(`Lab ${lab.id} has no capture "${unknown.join('", "')}"; it has: ${known.join(', ')}.`);
+        process.exit(2);
+      }
+    }
+  }
   const progress = printProgress(process.stderr);
   for (const lab of chosen) {
-    const captured = await captureLab(lab, progress);
+    const before = fs.existsSync(INDEX) ? JSON.parse(fs.readFileSync(INDEX, 'utf8')).labs[lab.slug] : null;
+    const captured = await captureLab(lab, progress, { only, previous: before });
     // Read the index again just before writing: another capture (of another
     // lab) may have written it meanwhile.
     const index = fs.existsSync(INDEX) ? JSON.parse(fs.readFileSync(INDEX, 'utf8')) : { labs: {} };
     index.labs[lab.slug] = captured;
     index.generatedAt = new Date().toISOString();
     fs.writeFileSync(INDEX, JSON.stringify(index, null, 2) + '\n');
-    progress(`Lab ${lab.id} captured in ${path.relative(ROOT, path.join(OUT, lab.slug))}/`);
+    progress(`Lab ${lab.id} captured in ${path.relative(ROOT, path.join(OUT, lab.slug))}/${only ? ` (${only.join(', ')}; the rest kept)` : ''}`);
   }
 }
 
 function usage(id) {
-  console.error(`There is no lab "${id}". Usage: npm run capture [-- --lab ID ...]`);
+  console.error(`There is no lab "${id}". Usage: npm run capture [-- --lab ID ...] [--only KIND ...]`);
   process.exit(2);
 }
 

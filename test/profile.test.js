@@ -84,3 +84,29 @@ describe('the gc reading calls a leak only on a clear rise', () => {
     expect(summarizeTraceGc(fulls([200, 201, 202, 203, 204])).trend.rising).toBe(false);
   });
 });
+
+// Node starts a new trace log every 2^19 events, so a Bubbleprof run of more
+// than a few seconds leaves node_trace.1.log, node_trace.2.log, … to join;
+// the join as published fails on them ("premature close"), the workbook's
+// patch (scripts/patches/) joins them in order.
+test("Bubbleprof's join of Node's trace logs takes every rotated log, in order", async () => {
+  const os = require('node:os');
+  const { runInChild } = require('../scripts/harness/in-child');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-trace-join-'));
+  try {
+    // Events shaped as Node writes them (the parser relies on each ending in `}}`).
+    const event = (ts) => ({ pid: 1, tid: 1, ts, ph: 'b', cat: 'node,node.async_hooks', name: 'TickObject', id: `0x${ts.toString(16)}`, args: { data: { triggerAsyncId: 1, executionAsyncId: 1 } } });
+    const log = (from, count) => JSON.stringify({ traceEvents: Array.from({ length: count }, (_, i) => event(from + i)) });
+    // Two logs, as a run on lab 07 leaves (the published join failed on
+    // exactly this).
+    fs.writeFileSync(path.join(dir, 'node_trace.1.log'), log(0, 3000));
+    fs.writeFileSync(path.join(dir, 'node_trace.2.log'), log(3000, 3000));
+    const out = path.join(dir, 'joined.json');
+    await runInChild(path.join(__dirname, 'fixtures', 'trace-join.js'), 'joinLogs', [dir, out]);
+    const { traceEvents } = JSON.parse(fs.readFileSync(out, 'utf8'));
+    expect(traceEvents.map((e) => e.ts)).toEqual(Array.from({ length: 6000 }, (_, i) => i));
+    expect(fs.readdirSync(dir)).toEqual(['joined.json']); // the logs are gone
+  } finally {
+    removeTemp(dir);
+  }
+});

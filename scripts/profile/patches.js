@@ -17,6 +17,16 @@ const PATCHES = [
     file: '@clinic/heap-profiler/src/index.js',
     marker: "server.listen(0, '127.0.0.1'",
   },
+  {
+    // Bubbleprof joins Node's trace logs with it. Node starts a new log
+    // (node_trace.2.log, …) once one holds 2^19 trace events
+    // (kTracesPerFile in Node's src/tracing/node_trace_writer.h): on lab 07,
+    // 10 s of the standard load. The unpatched join then fails on Node 20+
+    // with "premature close".
+    name: "Clinic.js Bubbleprof's join of rotated trace logs",
+    file: '@clinic/node-trace-log-join/index.js',
+    marker: 'One file after another, in order.',
+  },
 ];
 
 /** The patches that are not applied, as {name, file}. */

@@ -158,7 +158,7 @@ module.exports = defineCheck(
       kind: 'reference',
       noise: 'the paired rounds disagree about the verdict (fewer than four in five of the pair ratios fall on the same side of the threshold as their median).',
     },
-    captures: [{ load: true }, { tool: 'cpu' }],
+    captures: [{ load: true }, { tool: 'cpu' }, { tool: 'cpu', solution: true }],
     tools: ['cpu', 'flame'],
     charts: [{ kind: 'rounds', gate: 'throughput-ratio' }],
   },

@@ -279,7 +279,7 @@ module.exports = defineCheck(
       kind: 'fixed-delay',
       noise: 'the median dashboard took longer than the threshold while the fastest tenth took less than 2 d, which no app with two rounds of calls can do: the calls were made together, but the machine held most requests up.',
     },
-    captures: [{ load: true }, { tool: 'cpu' }, { tool: 'clinic-doctor' }],
+    captures: [{ load: true }, { tool: 'cpu' }, { tool: 'clinic-doctor' }, { tool: 'bubbleprof' }, { tool: 'bubbleprof', solution: true }],
     tools: ['bubbleprof', 'cpu', 'clinic-doctor'],
     // What the profilers must find in the starter (the extended suite runs each).
     findings: {

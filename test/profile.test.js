@@ -81,7 +81,14 @@ describe('the gc reading calls a leak only on a clear rise', () => {
   });
 
   test('a big heap growing by a few percent is level, however many megabytes that is', () => {
-    expect(summarizeTraceGc(fulls([200, 201, 202, 203, 204])).trend.rising).toBe(false);
+    expect(summarizeTraceGc(fulls([200, 201, 202, 203, 204])).trend).toMatchObject({ rising: false, level: true });
+  });
+
+  test('two collections can show a leak, but not that there is none', () => {
+    expect(summarizeTraceGc(fulls([7, 10.5])).trend).toMatchObject({ rising: true, level: false });
+    // A leak of 1.5 MB/s, a second apart: under the bar, yet not level either.
+    expect(summarizeTraceGc(fulls([7, 8.5])).trend).toMatchObject({ rising: false, level: false });
+    expect(summarizeTraceGc(fulls([7, 7.2, 7.3])).trend).toMatchObject({ rising: false, level: true });
   });
 });
 

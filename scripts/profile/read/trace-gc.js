@@ -34,6 +34,8 @@ function parseTraceGc(text) {
  */
 // How much the heap after full collections must grow to count as rising.
 const RISE = { mb: 2, share: 0.25 };
+// How many full collections it takes to call the heap level.
+const LEVEL_AFTER = 3;
 
 function summarizeTraceGc(events) {
   const young = events.filter((e) => e.kind === 'young');
@@ -57,6 +59,10 @@ function summarizeTraceGc(events) {
         last.afterMb - first.afterMb > Math.max(RISE.mb, RISE.share * first.afterMb) &&
         steps.filter((d) => d >= 0).length >= 0.6 * steps.length,
     };
+    // Level is a claim about absence: two collections a second apart cannot
+    // tell a level heap from a slow leak (a leak's 1.5 MB/s shows as 1.5 MB,
+    // under the bar), so it takes at least LEVEL_AFTER of them.
+    trend.level = !trend.rising && old.length >= LEVEL_AFTER;
   }
   return {
     young: { count: young.length, pauseMs: pause(young), types: [...new Set(young.map((e) => e.type))] },
@@ -65,4 +71,4 @@ function summarizeTraceGc(events) {
   };
 }
 
-module.exports = { parseTraceGc, summarizeTraceGc };
+module.exports = { parseTraceGc, summarizeTraceGc, RISE, LEVEL_AFTER };

@@ -44,9 +44,9 @@ module.exports = {
       );
     }
     const t = summary.trend;
-    if (!t) {
+    if (!t || (!t.rising && !t.level)) {
       print(
-        `Only ${summary.old.count} full collection${summary.old.count === 1 ? '' : 's'} in ${duration} s: not enough to see a trend. ` +
+        `Only ${summary.old.count} full collection${summary.old.count === 1 ? '' : 's'} in ${duration} s: not enough to tell a level heap from a slow leak. ` +
           'Run longer (--duration 30), or give the app a small heap as the walkthrough shows (--max-old-space-size).',
       );
     } else if (t.rising) {

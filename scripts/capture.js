@@ -25,8 +25,9 @@ const { printProgress } = require('./cli/progress-printer');
 const tools = require('./profile/tools');
 const { captureKinds } = require('./checks/define-check');
 
-const OUT = path.join(ROOT, 'site', 'static', 'captures');
-const INDEX = path.join(OUT, 'index.json');
+const { CAPTURES_INDEX: INDEX, readCapturesIndex } = require('./lib/captures');
+
+const OUT = path.dirname(INDEX);
 
 // What each walkthrough shows comes from its check's `captures`: `load` =
 // autocannon's table for the starter and the solution; `tool` = a profiler's
@@ -156,11 +157,11 @@ async function main() {
   }
   const progress = printProgress(process.stderr);
   for (const lab of chosen) {
-    const before = fs.existsSync(INDEX) ? JSON.parse(fs.readFileSync(INDEX, 'utf8')).labs[lab.slug] : null;
+    const before = readCapturesIndex().labs[lab.slug] ?? null;
     const captured = await captureLab(lab, progress, { only, previous: before });
     // Read the index again just before writing: another capture (of another
     // lab) may have written it meanwhile.
-    const index = fs.existsSync(INDEX) ? JSON.parse(fs.readFileSync(INDEX, 'utf8')) : { labs: {} };
+    const index = readCapturesIndex();
     index.labs[lab.slug] = captured;
     index.generatedAt = new Date().toISOString();
     fs.writeFileSync(INDEX, JSON.stringify(index, null, 2) + '\n');

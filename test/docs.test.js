@@ -85,13 +85,17 @@ const REPO_PATH = /^(labs|solutions|scripts|test|site)\/[\w./-]+$/;
 
 const LINT = lintWorkbook(ROOT);
 
+// Each lab's walkthrough, read once (null when it is missing).
+const WALKTHROUGHS = new Map(labs.map((lab) => [lab.slug, fs.existsSync(lab.readme) ? readWalkthrough(lab.readme) : null]));
+const runnableBlocks = (lab) => WALKTHROUGHS.get(lab.slug)?.codeBlocks.filter((b) => b.runnable) ?? [];
+
 // Started by the first lab's snippet test, for every lab at once.
 let snippetRuns = null;
 const snippetFailures = () => (snippetRuns ??= runAllSnippets(labs));
-const SNIPPET_COUNT = labs.reduce((n, lab) => n + (fs.existsSync(lab.readme) ? readWalkthrough(lab.readme).codeBlocks.filter((b) => b.runnable).length : 0), 0);
+const SNIPPET_COUNT = labs.reduce((n, lab) => n + runnableBlocks(lab).length, 0);
 
 describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) => {
-  const walkthrough = fs.existsSync(lab.readme) ? readWalkthrough(lab.readme) : null;
+  const walkthrough = WALKTHROUGHS.get(slug);
 
   // Sections in order, 3–4 hints, files named, excerpts that match: the same
   // rules as `npx workbook dev check` (scripts/lib/lab-lint.js), one list of them.
@@ -236,10 +240,7 @@ async function runSnippet(lab, block, timeoutMs = 20_000) {
  * promise of its failures.
  */
 function runAllSnippets(labList, { atOnce = 3 } = {}) {
-  const jobs = labList.flatMap((lab) => {
-    const walkthrough = fs.existsSync(lab.readme) ? readWalkthrough(lab.readme) : null;
-    return (walkthrough ? walkthrough.codeBlocks.filter((b) => b.runnable) : []).map((block) => ({ lab, block }));
-  });
+  const jobs = labList.flatMap((lab) => runnableBlocks(lab).map((block) => ({ lab, block })));
   const done = inPool(jobs, atOnce, (job) => runSnippet(job.lab, job.block));
   const failures = (lab) => (outcomes) =>
     jobs.map((job, i) => [job, outcomes[i]]).filter(([job, why]) => job.lab === lab && why).map(([job, why]) => `line ${job.block.line}: ${why instanceof Error ? why.message : why}`);

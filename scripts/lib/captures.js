@@ -9,11 +9,14 @@ const { ROOT } = require('./labs');
 
 const INDEX = path.join(ROOT, 'site', 'static', 'captures', 'index.json');
 
-/** One lab's captured check results, `{ starter, solution }`, or null when none are recorded. */
-function capturedResults(lab) {
-  if (!fs.existsSync(INDEX)) return null;
-  const entry = JSON.parse(fs.readFileSync(INDEX, 'utf8')).labs[lab.slug];
-  return entry ? entry.results : null;
+/** The whole index, `{ labs: { [slug]: { machine, results, files } } }`; empty when nothing is recorded. */
+function readCapturesIndex() {
+  return fs.existsSync(INDEX) ? JSON.parse(fs.readFileSync(INDEX, 'utf8')) : { labs: {} };
 }
 
-module.exports = { CAPTURES_INDEX: INDEX, capturedResults };
+/** One lab's captured check results, `{ starter, solution }`, or null when none are recorded. */
+function capturedResults(lab) {
+  return readCapturesIndex().labs[lab.slug]?.results ?? null;
+}
+
+module.exports = { CAPTURES_INDEX: INDEX, readCapturesIndex, capturedResults };

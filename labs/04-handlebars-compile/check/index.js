@@ -34,7 +34,6 @@ const TEMPLATE = 'views/report.hbs';
 // 2.5× inside the threshold either way), and one check a median 0.4–0.6 s
 // quicker (max 11.1 s instead of 13.3 s with a hog).
 const SETTINGS = { path: '/report?user=load', connections: 2, rounds: 3, seconds: 0.6, warmupSeconds: 0.2 };
-const LOAD = SETTINGS;
 
 // Compared with the reference's answers, in this order: a fix that caches one
 // user's page and serves it to the next fails on the second and third.
@@ -118,8 +117,8 @@ async function measure(ctx) {
   ctx.assertAlive(candidate, 'while its responses were checked');
   if (lone.length < LONE_REPORTS) throw new Error(`your app answered only ${lone.length} of the ${LONE_REPORTS} /report requests`);
 
-  progress(`Throughput: ${LOAD.rounds} paired rounds of ${LOAD.seconds} s, ${LOAD.connections} connections; event-loop delay read in your app's last round`);
-  const measured = await compareThroughput({ candidate, reference, ...LOAD, delayOfLastRun: true, progress });
+  progress(`Throughput: ${SETTINGS.rounds} paired rounds of ${SETTINGS.seconds} s, ${SETTINGS.connections} connections; event-loop delay read in your app's last round`);
+  const measured = await compareThroughput({ candidate, reference, ...SETTINGS, delayOfLastRun: true, progress });
   ctx.assertAlive(candidate, 'under load');
   ctx.assertAlive(reference, 'under load');
   responses.push(answeredUnderLoad(measured));
@@ -130,7 +129,7 @@ async function measure(ctx) {
     'latency-p50': { value: median(lone), per: t, scale: `t = ${t.toFixed(0)} ms, one compile of the template` },
     'throughput-ratio': {
       value: measured.ratio,
-      scale: `median of ${LOAD.rounds} paired rounds; yours ${median(measured.candidate).toFixed(1)} req/s, reference ${median(measured.reference).toFixed(1)} req/s`,
+      scale: `median of ${SETTINGS.rounds} paired rounds; yours ${median(measured.candidate).toFixed(1)} req/s, reference ${median(measured.reference).toFixed(1)} req/s`,
     },
   };
 
@@ -164,10 +163,10 @@ async function measure(ctx) {
       },
       {
         id: 'event-loop-delay',
-        label: `event-loop delay under load (${LOAD.connections} connections), p99`,
+        label: `event-loop delay under load (${SETTINGS.connections} connections), p99`,
         value: delay.p99,
         unit: 'ms',
-        text: `p50 ${delay.p50.toFixed(1)} ms, p99 ${delay.p99.toFixed(1)} ms, max ${delay.max.toFixed(1)} ms (${(delay.max / t).toFixed(1)} t), ${delay.count} timer ticks in your app's last ${LOAD.seconds} s round: how long anything else in the process (a /health probe, a timer) waited`,
+        text: `p50 ${delay.p50.toFixed(1)} ms, p99 ${delay.p99.toFixed(1)} ms, max ${delay.max.toFixed(1)} ms (${(delay.max / t).toFixed(1)} t), ${delay.count} timer ticks in your app's last ${SETTINGS.seconds} s round: how long anything else in the process (a /health probe, a timer) waited`,
       },
       {
         id: 'rps',

@@ -182,6 +182,7 @@ describe('no process is ever left behind', () => {
       err = await get(`http://127.0.0.1:${port}/health`, { timeoutMs: 1000 }).then(() => null, (e) => e);
       if (err) break;
     }
-    expect(err && err.message).toMatch(/ECONNREFUSED|no answer/);
+    // Refused, or reset by a process that was being ended as it connected.
+    expect(err && err.message).toMatch(/ECONNREFUSED|ECONNRESET|no answer/);
   });
 });

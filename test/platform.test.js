@@ -10,7 +10,7 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { EventEmitter } = require('node:events');
 
-const { quoteForNodeOptions, withPreload } = require('../scripts/profile/child-env');
+const { quoteForNodeOptions, withPreload } = require('../scripts/harness/node-options');
 const { portUnavailable, whyUnavailable, listenOrAnyPort, portStatus } = require('../scripts/server/ports');
 const doctor = require('../scripts/cli/doctor');
 const { cpuClockStep, roundSeconds } = require('../scripts/checks/against-reference');

@@ -1,7 +1,7 @@
 'use strict';
 // A price-quote service: GET /quote?product=…&region=…&currency=… prices a
-// product with the pricing model in pricing.js, which takes a few
-// milliseconds of CPU per quote. A quote never changes for the same
+// product with the pricing model in pricing.js, which takes a millisecond
+// or two of CPU per quote. A quote never changes for the same
 // product, region and currency, so each one is kept and served again the
 // next time it is asked for. The service's memory budget allows the cache
 // at most 500 quotes.

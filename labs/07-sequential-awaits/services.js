@@ -42,9 +42,12 @@ const answers = {
  * @param {number} options.delayMs how long each answer takes
  * @param {() => number} [options.revision] the data's current revision
  * @param {(name:string, id:number) => void} [options.onRequest] told of every request
+ * @param {(name:string, id:number) => 'fail'|'hang'|null} [options.fault] how a service
+ *   misbehaves for a request: 'fail' answers 503 after the usual delay, 'hang' never
+ *   answers (the way a stuck service holds a connection open), null answers as usual
  * @returns {Promise<{urls:Record<string,string>, close:() => Promise<void>}>}
  */
-async function createServices({ delayMs, revision = () => 1, onRequest = () => {} }) {
+async function createServices({ delayMs, revision = () => 1, onRequest = () => {}, fault = () => null }) {
   const servers = NAMES.map((name) =>
     http.createServer((req, res) => {
       const match = /^\/users\/(\d{1,9})$/.exec(req.url);
@@ -54,8 +57,10 @@ async function createServices({ delayMs, revision = () => 1, onRequest = () => {
       }
       const id = Number(match[1]);
       onRequest(name, id);
-      const body = JSON.stringify(answers[name](id, revision()));
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(body), delayMs);
+      const trouble = fault(name, id);
+      if (trouble === 'hang') return; // the connection stays open, unanswered, until closed
+      const [status, body] = trouble === 'fail' ? [503, '{"error":"unavailable"}'] : [200, JSON.stringify(answers[name](id, revision()))];
+      setTimeout(() => res.writeHead(status, { 'content-type': 'application/json' }).end(body), delayMs);
     }),
   );
   await Promise.all(servers.map((server) => new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))));

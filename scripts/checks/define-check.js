@@ -56,6 +56,12 @@ function problemsOf(spec, tools) {
   const fails = spec.starterFails;
   need(Array.isArray(fails) && fails.length > 0, 'no starterFails (the gates the shipped starter must fail)');
   for (const id of fails || []) need(spec.gates && spec.gates[id], `starterFails names "${id}", which is not a gate`);
+  const mayFail = spec.starterMayFail || [];
+  need(Array.isArray(mayFail), 'starterMayFail must be a list of gate ids');
+  for (const id of mayFail) {
+    need(spec.gates && spec.gates[id], `starterMayFail names "${id}", which is not a gate`);
+    need(!(fails || []).includes(id), `gate "${id}" is in both starterFails and starterMayFail`);
+  }
 
   const load = spec.standardLoad;
   need(load && typeof load === 'object', 'no standardLoad (the load `workbook load` and the profilers apply)');
@@ -114,6 +120,8 @@ function problemsOf(spec, tools) {
  *   names the calibrated unit the threshold is a multiple of (e.g. 't'): the
  *   figure then carries that unit's size in ms.
  * @param {string[]} spec.starterFails the gates the shipped starter must fail
+ * @param {string[]} [spec.starterMayFail] gates the shipped starter fails on some machines or
+ *   Node versions and not on others (say why beside it); its verdict does not depend on them
  * @param {(ctx) => Promise<{figures:Record<string,{value:number, per?:number, scale?:string}>,
  *   responses:object[], info?:object[], noise?:string[], series?:object}>} spec.measure
  * @param {object} spec.standardLoad the load of `workbook load`, `profile`, `capture`
@@ -141,6 +149,7 @@ function defineCheck(spec, file = 'a check module') {
   return Object.freeze({
     ...spec,
     settings: spec.settings || {},
+    starterMayFail: spec.starterMayFail || [],
     captures: spec.captures || [],
     tools: spec.tools || [],
     findings: spec.findings || {},

@@ -8,6 +8,8 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const children = require('./children');
 const { OutputTail } = require('./output-tail');
+const { createCensus } = require('./census');
+const { withPreload } = require('./node-options');
 
 const PROBE = path.join(__dirname, 'probe.js');
 
@@ -42,15 +44,24 @@ async function startApp(appFile, options = {}) {
   if (!fs.existsSync(file)) {
     throw new AppError(`There is no app at ${file}.`, { reason: 'not-found' });
   }
+  // Every thread and Node process of the app reports its memory here.
+  const census = await createCensus();
+  const baseEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env };
   const child = children.track(
     spawn(process.execPath, [...nodeArgs, '--require', PROBE, file], {
       cwd: options.cwd || path.dirname(file),
-      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env, WORKBOOK_APP: file },
+      env: {
+        ...baseEnv,
+        WORKBOOK_APP: file,
+        ...census.env,
+        // Node processes the app starts load the probe too (and so join the census).
+        NODE_OPTIONS: withPreload(baseEnv.NODE_OPTIONS, PROBE),
+      },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       windowsHide: true,
     }),
   );
-  const handle = new AppHandle(child, file);
+  const handle = new AppHandle(child, file, census);
   if (output) {
     child.stdout.pipe(output, { end: false });
     child.stderr.pipe(output, { end: false });
@@ -65,8 +76,9 @@ async function startApp(appFile, options = {}) {
 }
 
 class AppHandle {
-  constructor(child, file) {
+  constructor(child, file, census) {
     this.child = child;
+    this.census = census;
     this.file = file;
     this.pid = child.pid;
     this.port = null;
@@ -232,14 +244,70 @@ class AppHandle {
     }
   }
 
+  /**
+   * Starts timing, from a thread of the probe's own inside the app, how long
+   * a tiny job waits for one of libuv's pool threads (see poolWait).
+   */
+  startPoolWait({ intervalMs = 20 } = {}) {
+    return this.ask('pool:start', 15_000, { intervalMs });
+  }
+
+  /** The pool waits (ms) timed since startPoolWait(); stops timing. */
+  async poolWait() {
+    return (await this.ask('pool:read')).waits;
+  }
+
+  /**
+   * Starts the probe's control thread inside the app (see controlHandlers in
+   * probe.js): a thread that runs no app code, with its own timer and a tiny
+   * HTTP server. Resolves with the control route's base URL.
+   * @returns {Promise<{url:string}>}
+   */
+  startControl() {
+    return this.ask('control:start');
+  }
+
+  /** The control thread's event-loop delay since startControl() (ms percentiles); stops it. */
+  async controlDelay() {
+    return (await this.ask('control:read')).delay;
+  }
+
+  /** Starts recording each request's CPU time inside the app (see requestCosts). */
+  recordRequestCosts() {
+    return this.ask('costs:start');
+  }
+
+  /**
+   * The CPU time (µs, all threads) and wall time (µs) each request took
+   * inside the app, from its arrival to its response, with its URL, since
+   * recordRequestCosts(); stops recording.
+   * @returns {Promise<Array<{url:string, cpu:number, wall:number}>>}
+   */
+  async requestCosts() {
+    return (await this.ask('costs:read')).requests;
+  }
+
   /** The app's active resources by type, e.g. { FSReqCallback: 3, TCPWRAP: 2 }. */
   pendingResources() {
     return this.ask('pending');
   }
 
-  /** Heap used (bytes) after a forced full GC, measured inside the app. */
+  /** Heap used (bytes) by the app's main thread after a forced full GC, measured inside the app. */
   async heapUsed() {
     return (await this.ask('heap')).heapUsed;
+  }
+
+  /**
+   * The memory of the whole app, after a forced full GC in every thread:
+   * every thread's heap, Buffers and ArrayBuffers, in the app's process and
+   * in every Node process it started (see census.js). `total` is what a
+   * memory gate judges.
+   * @param {{gc?:boolean}} [options] gc: false reads without collecting (e.g. a peak under load)
+   * @returns {Promise<import('./census').CensusReading>}
+   */
+  async memory(options) {
+    if (this.exit) throw this.crashError();
+    return this.census.measure(options);
   }
 
   /**
@@ -251,7 +319,10 @@ class AppHandle {
    */
   async stop({ graceMs = 3000 } = {}) {
     this.stopping = true;
-    if (this.exit) return this.exit;
+    if (this.exit) {
+      await this.census.close();
+      return this.exit;
+    }
     const waitFor = (ms) =>
       Promise.race([this.exited, new Promise((r) => setTimeout(r, ms).unref())]);
     if (this.child.connected) {
@@ -266,6 +337,7 @@ class AppHandle {
       this.child.kill('SIGKILL');
       await this.exited;
     }
+    await this.census.close();
     return this.exit;
   }
 }

@@ -4,7 +4,8 @@
 //   - reports the port every server really listens on (apps get PORT=0, so
 //     two checks never collide);
 //   - measures event-loop delay from inside the app;
-//   - answers "heap used after a forced GC" on request;
+//   - answers "heap used after a forced GC" on request, and joins the
+//     harness's memory census in every thread and process of the app;
 //   - closes the app's servers and exits cleanly on SIGINT/SIGTERM or when
 //     asked, so profilers that write on exit (--cpu-prof, --prof, Clinic.js)
 //     get their data, and exits when the harness that started it goes away.
@@ -19,6 +20,9 @@ const v8 = require('node:v8');
 const vm = require('node:vm');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 
+// The timer resolution of every event-loop delay the probe measures.
+const DELAY_RESOLUTION_MS = 5;
+
 // Profilers wrap the app in extra node processes that inherit NODE_OPTIONS,
 // and node:cluster starts workers with the same flags: only the process the
 // harness started, running the lab app itself, is probed. (A cluster
@@ -28,7 +32,12 @@ const target = process.env.WORKBOOK_APP;
 const isClusterWorker = require('node:cluster').isWorker;
 // Preloads also run in worker threads; the probe belongs to the main one.
 const { isMainThread } = require('node:worker_threads');
-const isTarget = isMainThread && !isClusterWorker && (!target || (process.argv[1] && samePath(process.argv[1], target)));
+// A process the app starts inherits its environment: one that finds this
+// marker is a descendant of the probed app, not the app (even when it runs
+// the same file, as a fork of itself would).
+const descendant = Boolean(process.env.WORKBOOK_PROBED_PID);
+const isTarget = isMainThread && !isClusterWorker && !descendant && (!target || (process.argv[1] && samePath(process.argv[1], target)));
+if (isTarget) process.env.WORKBOOK_PROBED_PID = String(process.pid);
 
 function samePath(a, b) {
   try {
@@ -38,6 +47,10 @@ function samePath(a, b) {
   }
 }
 
+// Every thread of every process started for a check reports its memory to
+// the harness's census (census-member.js), not only the app's main thread.
+require('./census-member').joinCensus(__filename, { isTarget });
+
 if (isTarget) install();
 
 /** Each job of the probe, wired together. */
@@ -45,7 +58,7 @@ function install() {
   const loop = watchEventLoopDelay();
   const servers = trackServers();
   const shutdown = closeAndExit(servers, loop);
-  const handlers = { ...loop.handlers, ...memoryHandlers(), ...processHandlers(servers, shutdown) };
+  const handlers = { ...loop.handlers, ...poolWaitHandlers(), ...controlHandlers(), ...memoryHandlers(), ...processHandlers(servers, shutdown) };
   stopWhenAsked(shutdown);
   if (process.send) answerHarness(handlers);
 }
@@ -60,7 +73,7 @@ function report(message) {
 
 /** Event-loop delay, measured from inside the app. */
 function watchEventLoopDelay() {
-  const RESOLUTION_MS = 5;
+  const RESOLUTION_MS = DELAY_RESOLUTION_MS;
   const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   delay.enable();
   // The histogram records the time between timer ticks; what the app's
@@ -93,11 +106,19 @@ function watchEventLoopDelay() {
  */
 function trackServers() {
   const servers = new Set();
+  const costs = costRecorder();
   let served = 0;
   const listen = net.Server.prototype.listen;
   net.Server.prototype.listen = function probedListen(...args) {
     servers.add(this);
-    if (this instanceof http.Server) this.on('request', () => served++);
+    if (this instanceof http.Server) {
+      // First in line: the app's own handler (added when the server was
+      // created) may do all its work synchronously in its listener.
+      this.prependListener('request', (req, res) => {
+        served++;
+        if (costs.recording) costs.watch(req, res);
+      });
+    }
     this.once('listening', () => {
       const address = this.address();
       if (address && typeof address === 'object') report({ type: 'listening', address });
@@ -105,7 +126,140 @@ function trackServers() {
     this.once('close', () => servers.delete(this));
     return listen.apply(this, args);
   };
-  return { all: servers, served: () => served };
+  return { all: servers, served: () => served, costs };
+}
+
+/**
+ * The CPU time (all threads, µs) and the wall time (µs) from each
+ * request's arrival to its response being sent, with its URL, while
+ * recording. Meant for requests
+ * sent one at a time: it says which of them the app had to work for (a
+ * cache miss) and which it answered at once (a hit), in CPU time, which a
+ * busy machine delays but does not inflate.
+ */
+function costRecorder() {
+  return {
+    recording: false,
+    list: [],
+    watch(req, res) {
+      const start = process.cpuUsage();
+      const started = performance.now();
+      res.once('finish', () => {
+        const { user, system } = process.cpuUsage(start);
+        const wall = Math.round((performance.now() - started) * 1000);
+        if (this.list.length < 5000) this.list.push({ url: req.url, cpu: user + system, wall });
+      });
+    },
+  };
+}
+
+/**
+ * How long a tiny job waits for one of libuv's pool threads, timed from a
+ * thread of the probe's own: every `intervalMs`, one crypto.randomFill of
+ * 16 bytes (a pool job of a few microseconds on any machine) is queued,
+ * and the time to its callback recorded. fs, dns.lookup, crypto and zlib
+ * calls all queue on the same pool (the process has one, shared by every
+ * thread), so this is how long any of them waits for a thread right now.
+ * The probe's thread has its own event loop: a busy main thread does not
+ * delay the callback, so the figure is the pool's wait alone.
+ */
+function poolWaitHandlers() {
+  let worker = null;
+  const source = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { randomFill } = require('node:crypto');
+    const waits = [];
+    const buffer = Buffer.alloc(16);
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return; // one job at a time: a queue of our own would measure itself
+      busy = true;
+      const queued = process.hrtime.bigint();
+      randomFill(buffer, () => {
+        waits.push(Number(process.hrtime.bigint() - queued) / 1e6);
+        busy = false;
+      });
+    }, workerData.intervalMs);
+    parentPort.on('message', () => {
+      clearInterval(timer);
+      parentPort.postMessage(waits);
+    });`;
+  return {
+    'pool:start': ({ intervalMs = 20 }) => {
+      if (worker) worker.terminate();
+      const { Worker } = require('node:worker_threads');
+      // Marked, so the memory census leaves the probe's own thread out.
+      worker = new Worker(source, { eval: true, workerData: { intervalMs, workbookProbe: true } });
+      worker.unref();
+      return {};
+    },
+    'pool:read': () =>
+      new Promise((resolve, reject) => {
+        if (!worker) return reject(new Error('the pool wait probe was not started'));
+        const current = worker;
+        worker = null;
+        current.once('message', (waits) => {
+          current.terminate();
+          resolve({ waits });
+        });
+        current.once('error', reject);
+        current.postMessage('stop');
+      }),
+  };
+}
+
+/**
+ * A control thread inside the app: a thread of the probe's own that runs no
+ * app code, with a timer (its event-loop delay, measured as the main
+ * thread's is) and a tiny HTTP server on 127.0.0.1 (the control route). It
+ * lives in the same process, on the same machine, at the same moment as the
+ * app's main thread, and is reached by the same client: whatever delays it
+ * (a machine with more busy threads than cores, a CPU hog, a coarse system
+ * timer) delays the main thread and its routes too. What the main thread
+ * shows beyond it is the app's own doing.
+ */
+function controlHandlers() {
+  let worker = null;
+  const source = `
+    const http = require('node:http');
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { monitorEventLoopDelay } = require('node:perf_hooks');
+    const delay = monitorEventLoopDelay({ resolution: workerData.resolutionMs });
+    delay.enable();
+    const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"control":true}'));
+    server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+    parentPort.on('message', () => {
+      const toMs = (ns) => Math.max(0, ns / 1e6 - workerData.resolutionMs);
+      parentPort.postMessage({
+        delay: { count: delay.count, p50: toMs(delay.percentile(50)), p90: toMs(delay.percentile(90)), p99: toMs(delay.percentile(99)), max: toMs(delay.max) },
+      });
+      server.close();
+      server.closeAllConnections();
+    });`;
+  return {
+    'control:start': () =>
+      new Promise((resolve, reject) => {
+        if (worker) worker.terminate();
+        const { Worker } = require('node:worker_threads');
+        // Marked, so the memory census leaves the probe's own thread out.
+        worker = new Worker(source, { eval: true, workerData: { resolutionMs: DELAY_RESOLUTION_MS, workbookProbe: true } });
+        worker.unref();
+        worker.once('message', ({ port }) => resolve({ url: `http://127.0.0.1:${port}` }));
+        worker.once('error', reject);
+      }),
+    'control:read': () =>
+      new Promise((resolve, reject) => {
+        if (!worker) return reject(new Error('the control thread was not started'));
+        const current = worker;
+        worker = null;
+        current.once('message', ({ delay }) => {
+          current.terminate();
+          resolve({ delay });
+        });
+        current.once('error', reject);
+        current.postMessage('stop');
+      }),
+  };
 }
 
 /** Heap after a forced GC, and heap snapshots. */
@@ -134,6 +288,16 @@ function processHandlers(servers, shutdown) {
     cpu: () => {
       const { user, system } = process.cpuUsage();
       return { user, system, total: user + system, served: servers.served() };
+    },
+    // Per-request CPU time: start recording, or read and stop.
+    'costs:start': () => {
+      servers.costs.list = [];
+      servers.costs.recording = true;
+      return {};
+    },
+    'costs:read': () => {
+      servers.costs.recording = false;
+      return { requests: servers.costs.list };
     },
     // What the app is still waiting on (pending file writes, timers, sockets),
     // by resource type: a check waits for file I/O to drain before measuring.
@@ -206,12 +370,13 @@ function answerHarness(handlers) {
   process.on('message', (message) => {
     if (!message || typeof message !== 'object' || !handlers[message.cmd]) return;
     const reply = { type: 'reply', id: message.id };
-    try {
-      Object.assign(reply, { ok: true, value: handlers[message.cmd](message.args || {}) });
-    } catch (err) {
-      Object.assign(reply, { ok: false, error: err.message });
-    }
-    if (process.connected) process.send(reply);
+    Promise.resolve()
+      .then(() => handlers[message.cmd](message.args || {}))
+      .then(
+        (value) => Object.assign(reply, { ok: true, value }),
+        (err) => Object.assign(reply, { ok: false, error: err.message }),
+      )
+      .then(() => process.connected && process.send(reply));
   });
   // The harness went away (finished, crashed, or was killed): so do we.
   process.on('disconnect', () => process.exit(0));

@@ -1,11 +1,12 @@
 'use strict';
 // Drives load at an app with autocannon's programmatic API, optionally while
-// probing a second endpoint on a timer (the way a load balancer's health
-// check would), and returns one plain result object.
+// timing other routes on a timer (the way a load balancer's health check or
+// another user would meet them) and keeping the answers of one more
+// connection of the same load for the check to verify, and returns one
+// plain result object.
 
-const { setMaxListeners } = require('node:events');
-const { get } = require('./http-client');
-const { percentile } = require('./stats');
+const { startRouteProbe } = require('./route-probe');
+const { startSampler } = require('./response-sampler');
 
 /**
  * @param {object} options
@@ -17,14 +18,21 @@ const { percentile } = require('./stats');
  * @param {number} [options.amount] total number of requests
  * @param {number} [options.timeout=10] seconds before a request counts as timed out
  * @param {number} [options.sampleMs=50] autocannon's sampling tick (1000 for tables people read)
- * @param {{path:string, intervalMs?:number}} [options.probe] a second endpoint to time
+ * @param {{path:string, intervalMs?:number}} [options.probe] one route to time (result: `probe`)
+ * @param {Array<object>} [options.probes] routes to time, each as route-probe.js takes them
+ *   (result: `probes`, in the same order)
+ * @param {object} [options.sample] one more connection whose answers are kept, as
+ *   response-sampler.js takes it (result: `sampled`); its path defaults to the load's
  * @param {(tick:{elapsedMs:number, requests:number}) => void} [options.onTick]
  */
 async function runLoad(options) {
-  const { url, connections = 10, duration, amount, timeout = 10, probe, onTick, sampleMs = 50 } = options;
+  const { url, connections = 10, duration, amount, timeout = 10, probe, probes = [], sample, onTick, sampleMs = 50 } = options;
   const requests = requestList(options.path);
   const started = Date.now();
-  const prober = probe ? startProbe(url + probe.path, probe.intervalMs ?? 50) : null;
+  const sampledPath = sample ? sample.path || samplePath(options.path) : null;
+  const routes = [...(probe ? [probe] : []), ...probes];
+  const probers = routes.map((route) => startRouteProbe(url, route));
+  const sampler = sample ? startSampler(url, { ...sample, path: sampledPath }) : null;
 
   // Loaded on first use: CLI commands that never load an app start sooner.
   const autocannon = require('autocannon');
@@ -47,13 +55,14 @@ async function runLoad(options) {
     ? setInterval(() => onTick({ elapsedMs: Date.now() - started, requests: requestsSoFar }), 1000)
     : null;
   let result;
-  let probeResult = null;
+  let timings = [];
+  let sampled = null;
   try {
     result = await instance;
   } finally {
     // Whatever happened, stop sending: nothing may outlive the load.
     if (ticker) clearInterval(ticker);
-    if (prober) probeResult = await prober.stop();
+    [timings, sampled] = await Promise.all([Promise.all(probers.map((p) => p.stop())), sampler ? sampler.stop() : null]);
   }
 
   const seconds = result.duration;
@@ -78,9 +87,20 @@ async function runLoad(options) {
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
-    probe: probeResult,
+    probe: probe ? timings[0] : null,
+    probes: timings.slice(probe ? 1 : 0),
+    sampled,
     raw: result,
   };
+}
+
+/** The sampler's paths when it is given none: the load's fixed path(s). */
+function samplePath(path) {
+  // A generated path means something to the check (a new key each time, a
+  // round of users): the check says which ones the sampler asks for.
+  if (typeof path === 'function') throw new Error('runLoad: a load whose path is a function needs sample.path too');
+  const list = Array.isArray(path) ? path : [path];
+  return (i) => list[i % list.length];
 }
 
 function requestList(path) {
@@ -89,60 +109,6 @@ function requestList(path) {
     return [{ setupRequest: (req) => ({ ...req, path: path(i++) }) }];
   }
   return (Array.isArray(path) ? path : [path]).map((p) => ({ path: p }));
-}
-
-/**
- * Times GET `url` every `intervalMs`, each on a fresh connection, without
- * waiting for the previous one: a blocked server shows up as requests piling up.
- */
-function startProbe(url, intervalMs) {
-  const samples = [];
-  const inflight = new Set();
-  const abort = new AbortController();
-  setMaxListeners(0, abort.signal); // one listener per request in flight
-  let failures = 0;
-  const fire = () => {
-    const sentAt = Date.now();
-    const request = get(url, { timeoutMs: 30_000, signal: abort.signal })
-      .then((res) => samples.push({ ms: res.ms, status: res.status }))
-      .catch(() => failures++)
-      .finally(() => inflight.delete(entry));
-    const entry = { sentAt, request };
-    inflight.add(entry);
-  };
-  fire();
-  const timer = setInterval(fire, intervalMs);
-
-  return {
-    /** Stops sending; waits (bounded) for answers still on their way. */
-    async stop({ maxWaitMs = 5000 } = {}) {
-      clearInterval(timer);
-      const pending = [...inflight].map((e) => e.request);
-      let waitTimer;
-      await Promise.race([
-        Promise.allSettled(pending),
-        new Promise((resolve) => (waitTimer = setTimeout(resolve, maxWaitMs))),
-      ]);
-      clearTimeout(waitTimer);
-      // Requests still unanswered waited at least this long: count them so,
-      // rather than dropping the slowest samples.
-      const now = Date.now();
-      const unanswered = [...inflight].map((e) => ({ ms: now - e.sentAt, status: 0 }));
-      abort.abort();
-      const all = [...samples, ...unanswered].map((s) => s.ms);
-      return {
-        sent: samples.length + unanswered.length + failures,
-        answered: samples.length,
-        unanswered: unanswered.length,
-        failures,
-        non200: samples.filter((s) => s.status !== 200).length,
-        p50: percentile(all, 50),
-        p90: percentile(all, 90),
-        p99: percentile(all, 99),
-        max: all.length ? Math.max(...all) : NaN,
-      };
-    },
-  };
 }
 
 module.exports = { runLoad };

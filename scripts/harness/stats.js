@@ -41,10 +41,24 @@ function linearFit(xs, ys) {
   return { slope, intercept, slopeError };
 }
 
+/**
+ * Theil–Sen slope: the median of the slopes between every pair of points.
+ * A few points knocked off the line (a collection that freed a cache's
+ * batch, the JIT throwing code away) move it far less than a least-squares
+ * fit.
+ */
+function medianSlope(xs, ys) {
+  const slopes = [];
+  for (let i = 0; i < xs.length; i++) {
+    for (let j = i + 1; j < xs.length; j++) if (xs[j] !== xs[i]) slopes.push((ys[j] - ys[i]) / (xs[j] - xs[i]));
+  }
+  return median(slopes);
+}
+
 /** Largest value divided by smallest: 1 means perfectly steady. */
 function spread(values) {
   const s = sorted(values);
   return s[s.length - 1] / s[0];
 }
 
-module.exports = { percentile, median, linearFit, spread };
+module.exports = { percentile, median, linearFit, medianSlope, spread };

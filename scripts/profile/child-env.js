@@ -4,6 +4,7 @@
 // duration of the run, and come out again afterwards.
 
 const { PROBE } = require('../harness/app-process');
+const { withPreload } = require('../harness/node-options');
 
 /**
  * Runs `fn` with the environment a lab app needs when a profiler starts it:
@@ -29,20 +30,4 @@ async function withAppEnvironment(appFile, fn, { stopFile } = {}) {
   }
 }
 
-/**
- * `file` as one NODE_OPTIONS argument. Node splits NODE_OPTIONS on spaces
- * outside double quotes, and inside them a backslash escapes the next
- * character (ParseNodeOptionsEnvVar in src/node_options.cc), so a Windows
- * path's backslashes and any quote are escaped, or C:\Users\... would
- * reach Node as C:Users...
- */
-function quoteForNodeOptions(file) {
-  return `"${file.replace(/[\\"]/g, '\\$&')}"`;
-}
-
-/** `nodeOptions` (the current NODE_OPTIONS, if any) plus a preload of `file`. */
-function withPreload(nodeOptions, file) {
-  return `${nodeOptions || ''} --require ${quoteForNodeOptions(file)}`.trim();
-}
-
-module.exports = { withAppEnvironment, quoteForNodeOptions, withPreload };
+module.exports = { withAppEnvironment };

@@ -4,21 +4,40 @@
 // back in one response. services.js runs the three services for you; each
 // answers after DOWNSTREAM_DELAY_MS (40 ms unless set).
 //
+// A dashboard is still worth showing when one service is down: a call that
+// fails, or has not answered within DOWNSTREAM_TIMEOUT_MS (1000 unless
+// set), leaves its part null and is named in `missing`. Only when all three
+// fail is the answer an error (502).
+//
 // The fix: the three calls do not depend on each other, so the handler
 // starts all three at once and waits for them together with Promise.all.
-// A dashboard now takes as long as the slowest call, not the sum of all three.
+// A dashboard now takes as long as the slowest call, not the sum of all
+// three. (Each part already settles to its answer or null, so Promise.all
+// cannot reject here: one failed service still costs no more than its
+// timeout, and the other two parts arrive with it.)
 const express = require('express');
 const { startServices } = require('../../labs/07-sequential-awaits/services');
 
 const HOST = process.env.HOST || '127.0.0.1';
 const PORT = Number(process.env.PORT ?? 3000);
+const TIMEOUT_MS = Number(process.env.DOWNSTREAM_TIMEOUT_MS ?? 1000);
 
 let services; // the services' base URLs, known before the app listens
 
 async function getJson(url) {
-  const response = await fetch(url);
+  const response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS) });
   if (!response.ok) throw new Error(`${url} answered ${response.status}`);
   return response.json();
+}
+
+/** One part of a dashboard: the service's answer, or null if it failed or was too slow. */
+async function part(name, userId) {
+  try {
+    return await getJson(`${services[name]}/users/${userId}`);
+  } catch (err) {
+    console.error(`${name} for user ${userId}: ${err.message}`);
+    return null;
+  }
 }
 
 const app = express();
@@ -30,11 +49,17 @@ app.get('/dashboard/:userId', async (req, res) => {
     return;
   }
   const [profile, orders, recommendations] = await Promise.all([
-    getJson(`${services.profile}/users/${userId}`),
-    getJson(`${services.orders}/users/${userId}`),
-    getJson(`${services.recommendations}/users/${userId}`),
+    part('profile', userId),
+    part('orders', userId),
+    part('recommendations', userId),
   ]);
-  res.json({ profile, orders, recommendations });
+  const dashboard = { profile, orders, recommendations };
+  const missing = Object.keys(dashboard).filter((name) => dashboard[name] === null);
+  if (missing.length === 3) {
+    res.status(502).json({ error: 'no downstream service answered' });
+    return;
+  }
+  res.json(missing.length ? { ...dashboard, missing } : dashboard);
 });
 
 startServices().then((urls) => {

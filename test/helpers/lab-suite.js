@@ -34,7 +34,7 @@ function describeLab(checkDir) {
 
   describe(`lab ${lab.id} · ${lab.title}`, () => {
     afterAll(() => killAll());
-    describeLabVerdicts(lab, { starterFails: check.starterFails });
+    describeLabVerdicts(lab, { starterFails: check.starterFails, starterMayFail: check.starterMayFail });
     describeLearnerFix(lab);
   });
 }

@@ -10,9 +10,19 @@
 // prices quotes on warmed-up code, so t is timed after 20 untimed quotes.
 
 const { median } = require('../../../scripts/harness/stats');
+const { cpuClockStep } = require('../../../scripts/checks/against-reference');
 
-const SAMPLES = 15;
-const PER_SAMPLE = 4; // quotes per sample: CPU clocks tick coarsely on some systems
+/**
+ * How to sample: each sample at least 20 steps of the CPU clock long, so a
+ * step is at most 5% of it. Where the clock is fine (Linux, macOS: a few
+ * µs), 15 samples of 4 quotes; where it moves in 15.6 ms steps (Windows),
+ * 5 samples of a few hundred quotes (about 1.5 s in all).
+ * @param {number} clockStepUs @param {number} quoteUs a rough cost of one quote
+ */
+function samplingFor(clockStepUs, quoteUs) {
+  const perSample = Math.max(4, Math.ceil((20 * (clockStepUs || 0)) / Math.max(quoteUs, 1)));
+  return { samples: perSample > 4 ? 5 : 15, perSample };
+}
 
 /**
  * @param {string} pricingFile the pricing model as shipped (a copy in a scratch folder)
@@ -27,14 +37,18 @@ function quoteCost(pricingFile, keys) {
   // calibration should not depend on that.
   const quote = () => priceQuote(`calibration-${n}`, regions[n++ % 3], 'USD');
   for (let i = 0; i < 20; i++) quote();
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < 4; i++) quote();
+  const roughUs = Number(process.hrtime.bigint() - started) / 1000 / 4;
+  const { samples: count, perSample } = samplingFor(cpuClockStep(), roughUs);
   const samples = [];
-  for (let s = 0; s < SAMPLES; s++) {
+  for (let s = 0; s < count; s++) {
     const before = process.cpuUsage();
-    for (let i = 0; i < PER_SAMPLE; i++) quote();
+    for (let i = 0; i < perSample; i++) quote();
     const { user, system } = process.cpuUsage(before);
-    samples.push((user + system) / 1000 / PER_SAMPLE);
+    samples.push((user + system) / 1000 / perSample);
   }
   return { t: median(samples), quotes: keys.map(([product, region, currency]) => priceQuote(product, region, currency)) };
 }
 
-module.exports = { quoteCost };
+module.exports = { quoteCost, samplingFor };

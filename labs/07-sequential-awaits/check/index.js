@@ -13,22 +13,27 @@
 //
 // Because the check owns the services, it also knows what the app really
 // did: it counts the calls each service received (one each per dashboard,
-// under load too) and changes the services' data between phases, so a
-// dashboard served from a cache is stale and fails. The measured margins
-// are in check/margins.json beside this file.
+// under load too), checks a sample of the dashboards served under load,
+// and changes the services' data between phases, so a dashboard served
+// from a cache is stale and fails. Last, it makes the services misbehave
+// (one answers 503, one never answers, then all three fail) and holds the
+// app to its contract: a dashboard with the failed part null within
+// DOWNSTREAM_TIMEOUT_MS and a round of calls, a 502 when nothing answered,
+// and no crash. The measured margins are in check/margins.json.
 
 const { isDeepStrictEqual } = require('node:util');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { runLoad } = require('../../../scripts/harness/run-load');
 const { get, json } = require('../../../scripts/harness/http-client');
 const { responseCase } = require('../../../scripts/checks/gates');
+const { answersUnderLoad } = require('../../../scripts/checks/under-load');
 const { defineCheck } = require('../../../scripts/checks/define-check');
 
 // The lab's services.js, beside the app: loaded when a check runs, so that a
 // learner's edit to it can break a check but nothing else.
 const servicesModule = () => require('../services');
 
-const SETTINGS = { delayMs: 100, connections: 5, duration: 3, users: 50 };
+const SETTINGS = { delayMs: 100, connections: 5, duration: 3, users: 50, timeoutDelays: 8 };
 // Below 2 d, so an app with two rounds of calls fails whatever the machine
 // does (it cannot answer sooner than 2 d); above 1 d by far more than an
 // idle app's own overhead, so one round passes even on a busy machine.
@@ -51,6 +56,7 @@ async function measure(ctx) {
   const calls = Object.fromEntries(NAMES.map((name) => [name, 0]));
   const arrivals = []; // [{name, id, at}] for the lone requests
   let recordArrivals = false;
+  const faults = new Map(); // user id → { service name → 'fail' | 'hang' }
   const downstream = await createServices({
     delayMs: d,
     revision: () => revision,
@@ -58,6 +64,7 @@ async function measure(ctx) {
       calls[name]++;
       if (recordArrivals) arrivals.push({ name, id, at: performance.now() });
     },
+    fault: (name, id) => faults.get(id)?.[name] ?? null,
   });
   try {
     progress(`Started the three downstream services; each answers after d = ${d} ms`);
@@ -71,7 +78,8 @@ async function measure(ctx) {
       expected: `at least ${d} ms per call`,
       actual: `the quickest took ${slowest.toFixed(0)} ms${slowest >= d ? '' : ': undo your changes to services.js'}`,
     };
-    const env = { DOWNSTREAM_DELAY_MS: String(d) };
+    const timeoutMs = SETTINGS.timeoutDelays * d;
+    const env = { DOWNSTREAM_DELAY_MS: String(d), DOWNSTREAM_TIMEOUT_MS: String(timeoutMs) };
     for (const name of NAMES) env[ENV[name]] = downstream.urls[name];
     const app = await ctx.start(ctx.candidate, undefined, { env });
     progress(`Listening on ${app.url}. Checking its responses (data revision ${revision})`);
@@ -109,6 +117,9 @@ async function measure(ctx) {
       path: (i) => `/dashboard/${1 + (i % SETTINGS.users)}`,
       connections: SETTINGS.connections,
       duration: SETTINGS.duration,
+      // One more connection keeps its dashboards, to check what the app
+      // sends while it is busy (its calls are counted with the others).
+      sample: { path: (i) => `/dashboard/${1 + ((7 * i) % SETTINGS.users)}`, keep: 60 },
     });
     ctx.assertAlive(app, 'under load');
     const cpuAfter = await app.cpuAndRequests();
@@ -117,6 +128,16 @@ async function measure(ctx) {
     // Calls still on their way when the load stopped arrive within d.
     await sleep(2 * d);
     responses.push(loadCase(load, before, calls));
+    const loadRevision = revision;
+    responses.push(
+      answersUnderLoad({
+        name: `${load.sampled.answers.length} dashboards sampled under load`,
+        answers: load.sampled.answers,
+        errors: load.sampled.errors,
+        expected: `each user's dashboard at data revision ${loadRevision}`,
+        verify: (a) => dashboardProblem(a.status, a.body.toString('utf8'), Number(a.path.split('/').pop()), loadRevision),
+      }),
+    );
 
     revision = 3;
     progress(`Checking the same users again after their data changed (revision ${revision})`);
@@ -125,6 +146,11 @@ async function measure(ctx) {
       responses.push(dashboardCase(`GET /dashboard/${id} after the data changed`, res, id, revision));
     }
     ctx.assertAlive(app, 'while its responses were checked');
+
+    revision = 4;
+    progress(`When services fail: one answers 503, one never answers (the app gives up after DOWNSTREAM_TIMEOUT_MS = ${timeoutMs} ms), then all three fail`);
+    responses.push(...(await failureCases(app, { faults, revision, deadlineMs: timeoutMs + 4 * d })));
+    ctx.assertAlive(app, 'after its downstream services failed');
 
     const p50 = load.latency.p50;
     const p10 = load.raw.latency.p10;
@@ -193,24 +219,72 @@ function expectedDashboard(id, revision) {
   };
 }
 
-function dashboardCase(name, res, id, revision) {
+/**
+ * What is wrong with a dashboard, or null. The contract (the walkthrough's
+ * "The API"): profile, orders and recommendations as the services answered
+ * them, a part that failed as null; and optionally `missing`, the names of
+ * the null parts (an empty list when none failed). Nothing else.
+ * @param {string[]} failed the parts that must be null
+ */
+function dashboardProblem(status, body, id, revision, failed = []) {
+  if (status !== 200) return `status ${status}: ${body.slice(0, 80)}`;
+  const got = json({ body });
+  if (!got || typeof got !== 'object') return `not JSON: ${body.slice(0, 80)}`;
+  const expected = expectedDashboard(id, revision);
+  for (const part of failed) expected[part] = null;
+  const wrong = Object.keys(expected).filter((key) => !isDeepStrictEqual(got[key], expected[key]));
+  const extra = Object.keys(got).filter((key) => !(key in expected) && key !== 'missing');
+  if (wrong.length === 0 && extra.length === 0) {
+    if (got.missing === undefined) return null;
+    const listed = Array.isArray(got.missing) ? [...got.missing].sort() : null;
+    return isDeepStrictEqual(listed, [...failed].sort()) ? null : `missing is ${JSON.stringify(got.missing)}, not the parts that failed (${JSON.stringify(failed)})`;
+  }
+  for (let earlier = revision - 1; earlier >= 1; earlier--) {
+    const stale = wrong.filter((key) => isDeepStrictEqual(got[key], expectedDashboard(id, earlier)[key]));
+    if (stale.length) return `${stale.join(', ')} as they were before the data changed (revision ${earlier}, now ${revision}): served from a cache?`;
+  }
+  if (wrong.length === 0) return `unexpected fields besides profile, orders, recommendations and missing: ${extra.join(', ')}`;
+  return `${wrong.join(', ')} ${failed.length ? 'not null after a failed call, or ' : ''}not what the service answered: ${JSON.stringify(got[wrong[0]])?.slice(0, 80)}`;
+}
+
+function dashboardCase(name, res, id, revision, failed = []) {
+  const parts = failed.length ? `${failed.join(' and ')} null (its service failed), the rest` : "profile, orders and recommendations";
   return responseCase(name, res, {
     status: 200,
-    describe: `status 200 with user ${id}'s profile, orders and recommendations at data revision ${revision}`,
-    body: (body) => {
-      const got = json({ body });
-      if (!got || typeof got !== 'object') return `not JSON: ${body.slice(0, 80)}`;
-      const expected = expectedDashboard(id, revision);
-      const wrong = Object.keys(expected).filter((key) => !isDeepStrictEqual(got[key], expected[key]));
-      if (wrong.length === 0 && Object.keys(got).length === 3) return null;
-      for (let earlier = revision - 1; earlier >= 1; earlier--) {
-        const stale = wrong.filter((key) => isDeepStrictEqual(got[key], expectedDashboard(id, earlier)[key]));
-        if (stale.length) return `${stale.join(', ')} as they were before the data changed (revision ${earlier}, now ${revision}): served from a cache?`;
-      }
-      if (wrong.length === 0) return `unexpected fields besides profile, orders and recommendations: ${Object.keys(got).join(', ')}`;
-      return `${wrong.join(', ')} missing or not what the service answered: ${JSON.stringify(got[wrong[0]])?.slice(0, 80)}`;
-    },
+    describe: `status 200 with user ${id}'s ${parts} at data revision ${revision}`,
+    body: (body) => dashboardProblem(200, body, id, revision, failed),
   });
+}
+
+/**
+ * The services misbehave, one user at a time; the app must still answer,
+ * within its timeout and a round of calls, with what it could get.
+ */
+async function failureCases(app, { faults, revision, deadlineMs }) {
+  const cases = [];
+  const within = async (name, id, judge) => {
+    const res = await get(`${app.url}/dashboard/${id}`, { timeoutMs: deadlineMs * 4 }).catch((e) => e);
+    const judged = judge(res);
+    if (judged.pass && !(res instanceof Error) && res.ms > deadlineMs) {
+      return { ...judged, pass: false, actual: `answered after ${res.ms.toFixed(0)} ms, past DOWNSTREAM_TIMEOUT_MS and a round of calls (${deadlineMs} ms): give up on a call after DOWNSTREAM_TIMEOUT_MS` };
+    }
+    return { ...judged, name };
+  };
+  faults.set(21, { recommendations: 'fail' });
+  cases.push(await within('GET /dashboard/21 while recommendations answers 503', 21, (res) => dashboardCase('', res, 21, revision, ['recommendations'])));
+  faults.set(22, { orders: 'hang' });
+  cases.push(await within('GET /dashboard/22 while orders never answers', 22, (res) => dashboardCase('', res, 22, revision, ['orders'])));
+  faults.set(23, { profile: 'fail', orders: 'fail', recommendations: 'fail' });
+  cases.push(
+    await within('GET /dashboard/23 while all three services answer 503', 23, (res) =>
+      responseCase('', res, {
+        status: 502,
+        describe: 'status 502 {"error":"…"}',
+        body: (body) => (typeof json({ body })?.error === 'string' ? null : `no "error" message in ${body.slice(0, 80)}`),
+      }),
+    ),
+  );
+  return cases;
 }
 
 function callsCase(name, before, after, perDashboard) {
@@ -231,9 +305,12 @@ function loadCase(load, before, after) {
   const ok = load.statusCodes['200'] || 0;
   const errors = load.errors + load.timeouts;
   const made = NAMES.map((n) => after[n] - before[n]);
+  // The sampler's connection is one more client of the same load.
+  const sampled = load.sampled ? load.sampled.answers.length : 0;
+  const sent = load.sampled ? load.sampled.sent : 0;
   // Requests cut off when the load stopped may have made their calls without
   // their answer being counted: at most one per connection.
-  const callsRight = made.every((n) => n >= ok && n <= load.responses + errors + SETTINGS.connections);
+  const callsRight = made.every((n) => n >= ok + sampled && n <= load.responses + errors + sent + SETTINGS.connections + 1);
   return {
     name: `${load.responses} dashboards under load`,
     pass: ok === load.responses && errors === 0 && callsRight,

@@ -1,0 +1,190 @@
+'use strict';
+// The harness's half of the memory census: a server on 127.0.0.1 that
+// every thread of every Node process started for one app joins (see
+// census-member.js, loaded by the probe). measure() asks each of them to
+// collect its garbage and report its memory, and adds them up, so a check
+// judges the memory of the whole app: the main thread's heap, every worker
+// thread's heap, Buffers and ArrayBuffers, in the app's process and in any
+// Node process it started.
+
+const net = require('node:net');
+const crypto = require('node:crypto');
+const { ENV_KEY } = require('./census-member');
+
+/**
+ * @returns {Promise<Census>} listening; `env` holds what the app's environment needs
+ */
+async function createCensus() {
+  const census = new Census();
+  await census.listen();
+  return census;
+}
+
+class Census {
+  constructor() {
+    this.token = crypto.randomBytes(8).toString('hex');
+    this.members = new Set();
+    this.nextId = 1;
+    this.server = net.createServer((socket) => this.accept(socket));
+    // A census must never keep the harness alive.
+    this.server.unref();
+  }
+
+  listen() {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(0, '127.0.0.1', () => resolve());
+    });
+  }
+
+  /** The environment variables an app needs to join this census. */
+  get env() {
+    return { [ENV_KEY]: `${this.server.address().port}:${this.token}` };
+  }
+
+  accept(socket) {
+    socket.unref();
+    socket.setNoDelay(true);
+    socket.on('error', () => {});
+    const member = { socket, hello: null, pending: new Map() };
+    let buffered = '';
+    socket.on('data', (chunk) => {
+      buffered += chunk;
+      let newline;
+      while ((newline = buffered.indexOf('\n')) !== -1) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        let message;
+        try {
+          message = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (message.type === 'hello') {
+          if (message.token !== this.token) return socket.destroy(); // not one of ours
+          member.hello = message;
+          this.members.add(member);
+        } else if (message.type === 'memory' && member.pending.has(message.id)) {
+          member.pending.get(message.id)(message);
+          member.pending.delete(message.id);
+        }
+      }
+    });
+    socket.on('close', () => {
+      this.members.delete(member);
+      for (const resolve of member.pending.values()) resolve(null);
+      member.pending.clear();
+    });
+  }
+
+  /**
+   * Every thread's memory, after a forced full GC in each (unless gc is
+   * false), and the totals.
+   * @param {{gc?:boolean, timeoutMs?:number}} [options]
+   * @returns {Promise<CensusReading>}
+   */
+  async measure({ gc = true, timeoutMs = 10_000 } = {}) {
+    const id = this.nextId++;
+    const members = [...this.members];
+    const replies = await Promise.all(
+      members.map(
+        (member) =>
+          new Promise((resolve) => {
+            const timer = setTimeout(() => {
+              member.pending.delete(id);
+              resolve(null);
+            }, timeoutMs);
+            member.pending.set(id, (reply) => {
+              clearTimeout(timer);
+              resolve(reply);
+            });
+            member.socket.write(`${JSON.stringify({ type: 'measure', id, gc })}\n`);
+          }),
+      ),
+    );
+    return summarise(
+      members.map((member, i) => ({ ...member.hello, reply: replies[i] })),
+    );
+  }
+
+  close() {
+    for (const member of this.members) member.socket.destroy();
+    this.members.clear();
+    if (!this.server.listening) return Promise.resolve();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/**
+ * @typedef {object} CensusReading
+ * @property {number} heapUsed   bytes of V8 heap in use, every thread of every process
+ * @property {number} external   bytes outside the V8 heaps held by JavaScript objects
+ *   (Buffers and ArrayBuffers included), every thread of every process
+ * @property {number} arrayBuffers bytes of Buffers and ArrayBuffers (part of external)
+ * @property {number} total      heapUsed + external: what the app's JavaScript keeps alive
+ * @property {number} code       V8's compiled code and bytecode, with their metadata (part of heapUsed)
+ * @property {number} data       total without code: the data the app keeps, what memory gates judge
+ * @property {number} rss        resident memory of every process (the OS's view, a cross-check)
+ * @property {number} threads    threads that answered (the app's main thread counts as one)
+ * @property {number} processes  processes that answered
+ * @property {string[]} missing  plain sentences about threads or processes that did not answer
+ * @property {object[]} members  each thread's own figures
+ */
+function summarise(members) {
+  const answered = members.filter((m) => m.reply);
+  const missing = [];
+  const silent = members.filter((m) => !m.reply);
+  if (silent.length) {
+    missing.push(`${silent.length} thread${silent.length === 1 ? '' : 's'} did not answer within the time allowed (${silent.map(describe).join(', ')}): a thread busy for seconds cannot be measured`);
+  }
+  // Each member counts the workers it started; every one must have joined.
+  const workersExpected = answered.reduce((n, m) => n + m.reply.workers, 0);
+  const workersSeen = members.filter((m) => !m.isMainThread).length;
+  if (workersSeen < workersExpected) {
+    missing.push(`${workersExpected - workersSeen} worker thread${workersExpected - workersSeen === 1 ? '' : 's'} the app started never reported its memory`);
+  }
+  const pids = new Set(members.filter((m) => m.isMainThread).map((m) => m.pid));
+  const strays = answered.flatMap((m) => m.reply.children).filter((pid) => !pids.has(pid));
+  if (strays.length) {
+    missing.push(`${strays.length} process${strays.length === 1 ? '' : 'es'} the app started (pid ${strays.join(', ')}) did not report its memory: keep the app's data in the app's own processes, or start them as Node.js processes with the environment the app was given`);
+  }
+  const sum = (key, list = answered) => list.reduce((n, m) => n + m.reply[key], 0);
+  // rss is per process: take it once, from each process's main thread.
+  const mains = answered.filter((m) => m.isMainThread);
+  const heapUsed = sum('heapUsed');
+  const external = sum('external');
+  // V8's compiled code and its metadata (bytecode, optimized code,
+  // deoptimization data): it grows while the JIT warms up and is thrown
+  // away and rebuilt after forced collections ("weak objects" deopts), by
+  // tens of KB at a time. It is not data the app keeps.
+  const code = answered.reduce((n, m) => n + m.reply.code.code_and_metadata_size + m.reply.code.bytecode_and_metadata_size, 0);
+  return {
+    heapUsed,
+    external,
+    arrayBuffers: sum('arrayBuffers'),
+    total: heapUsed + external,
+    code,
+    data: heapUsed + external - code,
+    rss: sum('rss', mains),
+    threads: answered.length,
+    processes: mains.length,
+    missing,
+    members: answered.map((m) => ({
+      pid: m.pid,
+      threadId: m.threadId,
+      isMainThread: m.isMainThread,
+      isTarget: m.isTarget,
+      heapUsed: m.reply.heapUsed,
+      external: m.reply.external,
+      arrayBuffers: m.reply.arrayBuffers,
+      spaces: m.reply.spaces,
+      code: m.reply.code,
+    })),
+  };
+}
+
+function describe(member) {
+  return member.isMainThread ? `process ${member.pid}` : `worker ${member.threadId} of process ${member.pid}`;
+}
+
+module.exports = { createCensus, summarise };

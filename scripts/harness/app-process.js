@@ -267,9 +267,17 @@ class AppHandle {
     return this.ask('control:start');
   }
 
-  /** The control thread's event-loop delay since startControl() (ms percentiles); stops it. */
-  async controlDelay() {
-    return (await this.ask('control:read')).delay;
+  /**
+   * The control thread's event-loop delay (ms percentiles) since it started
+   * or was last reset; `stop: false` keeps it running.
+   */
+  async controlDelay({ stop = true } = {}) {
+    return (await this.ask('control:read', 15_000, { stop })).delay;
+  }
+
+  /** Starts the control thread's event-loop delay afresh. */
+  resetControlDelay() {
+    return this.ask('control:reset');
   }
 
   /** Starts recording each request's CPU time inside the app (see requestCosts). */

@@ -228,13 +228,19 @@ function controlHandlers() {
     delay.enable();
     const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"control":true}'));
     server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
-    parentPort.on('message', () => {
+    parentPort.on('message', (cmd) => {
       const toMs = (ns) => Math.max(0, ns / 1e6 - workerData.resolutionMs);
+      if (cmd === 'reset') {
+        delay.reset();
+        return parentPort.postMessage({ reset: true });
+      }
       parentPort.postMessage({
         delay: { count: delay.count, p50: toMs(delay.percentile(50)), p90: toMs(delay.percentile(90)), p99: toMs(delay.percentile(99)), max: toMs(delay.max) },
       });
-      server.close();
-      server.closeAllConnections();
+      if (cmd === 'stop') {
+        server.close();
+        server.closeAllConnections();
+      }
     });`;
   return {
     'control:start': () =>
@@ -247,17 +253,25 @@ function controlHandlers() {
         worker.once('message', ({ port }) => resolve({ url: `http://127.0.0.1:${port}` }));
         worker.once('error', reject);
       }),
-    'control:read': () =>
+    // Its event-loop delay since it started or was last reset; `stop` ends it.
+    'control:read': ({ stop = true }) =>
       new Promise((resolve, reject) => {
         if (!worker) return reject(new Error('the control thread was not started'));
         const current = worker;
-        worker = null;
+        if (stop) worker = null;
         current.once('message', ({ delay }) => {
-          current.terminate();
+          if (stop) current.terminate();
           resolve({ delay });
         });
         current.once('error', reject);
-        current.postMessage('stop');
+        current.postMessage(stop ? 'stop' : 'read');
+      }),
+    'control:reset': () =>
+      new Promise((resolve, reject) => {
+        if (!worker) return reject(new Error('the control thread was not started'));
+        worker.once('message', () => resolve({}));
+        worker.once('error', reject);
+        worker.postMessage('reset');
       }),
   };
 }

@@ -4,12 +4,19 @@
 // HTTP server; in the worker threads it starts, it parses and checks
 // imports. JSON.parse cannot be split into pieces or paused, so the whole
 // import (parse, validation, totals) runs in a worker, and the main thread
-// only moves bytes in and short strings out.
+// only moves bytes in and out, without copying them, and stores the result
+// in small batches.
 const { availableParallelism } = require('node:os');
 const { Worker, isMainThread, parentPort } = require('node:worker_threads');
 
 // The largest import the API accepts. A bigger body is refused with 413.
 const MAX_IMPORT = '50mb';
+// Imports parsing or waiting for a worker, at most. Each holds its body (up
+// to 50 MB) until it is parsed: a queue without a bound is memory without a
+// bound. Past it, an import is refused at once with 503 and Retry-After, so
+// the supplier's system sends it again later, instead of the process
+// running out of memory with every import half done.
+const MAX_IMPORTS_IN_FLIGHT = 4;
 const STORE_BATCH = 1000;
 
 /** Why a product cannot be imported, or null when it can. */
@@ -25,43 +32,51 @@ function problemWith(product) {
 if (isMainThread) {
   serve();
 } else {
-  parentPort.on('message', ({ id, bytes }) => parentPort.postMessage({ id, ...importCatalogue(bytes) }));
+  parentPort.on('message', ({ id, bytes }) => {
+    const { result, transfer } = importCatalogue(bytes);
+    parentPort.postMessage({ id, ...result }, transfer);
+  });
 }
 
 /**
  * In a worker: the whole import. What goes back to the main thread is
  * chosen for what it costs there. The parsed objects would be cloned field
  * by field, at about the cost of parsing them again; so the accepted
- * products go back as JSON text, all in one string, one product a line
- * (JSON.stringify never writes a raw newline), and their skus the same
- * way: two strings, each crossing as one copy.
+ * products go back as their JSON text, one after another in one Buffer
+ * whose memory is transferred, not copied, with where each one starts and
+ * ends; and their skus as JSON text, one a line (JSON.stringify never
+ * writes a raw newline).
  */
 function importCatalogue(bytes) {
   let body;
   try {
     body = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   } catch (err) {
-    return { status: 400, error: `the body is not valid JSON: ${err.message}` };
+    return { result: { status: 400, error: `the body is not valid JSON: ${err.message}` }, transfer: [] };
   }
   const products = body?.products;
   if (!Array.isArray(products)) {
-    return { status: 400, error: 'expected a JSON body of the form {"products": [...]}' };
+    return { result: { status: 400, error: 'expected a JSON body of the form {"products": [...]}' }, transfer: [] };
   }
   const summary = { received: products.length, imported: 0, rejected: 0, units: 0, valueCents: 0 };
   const skus = [];
-  const lines = [];
+  const texts = [];
   for (const product of products) {
     if (problemWith(product)) {
       summary.rejected++;
       continue;
     }
     skus.push(JSON.stringify(product.sku));
-    lines.push(JSON.stringify(product));
+    texts.push(JSON.stringify(product));
     summary.imported++;
     summary.units += product.stock;
     summary.valueCents += product.priceCents * product.stock;
   }
-  return { status: 200, summary, skus: skus.join('\n'), products: lines.join('\n') };
+  const text = Buffer.from(texts.join(''));
+  const ends = new Uint32Array(texts.length);
+  let end = 0;
+  texts.forEach((t, i) => (ends[i] = end += Buffer.byteLength(t)));
+  return { result: { status: 200, summary, skus: skus.join('\n'), text, ends }, transfer: [text.buffer, ends.buffer] };
 }
 
 function serve() {
@@ -69,12 +84,24 @@ function serve() {
   const HOST = process.env.HOST || '127.0.0.1';
   const PORT = Number(process.env.PORT ?? 3000);
 
-  const catalogue = new Map(); // sku → the product as JSON text
+  const catalogue = new Map(); // sku → the product's JSON text, a view into its import's bytes
   const importer = workerPool(Math.max(1, Math.min(4, availableParallelism() - 1)));
+  let inFlight = 0;
   const app = express();
 
+  /** Refuses an import past the queue's bound, before its body is read. */
+  function admit(req, res, next) {
+    if (inFlight >= MAX_IMPORTS_IN_FLIGHT) {
+      res.set('retry-after', '5').status(503).json({ error: `${inFlight} imports are in progress; send this one again later` });
+      return;
+    }
+    inFlight++;
+    res.once('close', () => inFlight--);
+    next();
+  }
+
   // express.raw only collects the bytes (and enforces the limit): no parsing here.
-  app.post('/import', express.raw({ type: 'application/json', limit: MAX_IMPORT }), async (req, res) => {
+  app.post('/import', admit, express.raw({ type: 'application/json', limit: MAX_IMPORT }), async (req, res) => {
     if (!Buffer.isBuffer(req.body)) {
       return res.status(400).json({ error: 'expected a JSON body of the form {"products": [...]}' });
     }
@@ -95,30 +122,23 @@ function serve() {
   /**
    * Unlike the parse, storing can be split up: 1 000 products at a time,
    * with a turn of the event loop between batches, so that requests that
-   * arrived meanwhile are answered in between. Each product is a slice of
-   * the one string the worker sent rather than a copy (V8 makes any piece
-   * of 13 characters or more a view into its parent): a small object for
-   * the garbage collector instead of a new string. A slice keeps its whole
-   * import's string alive until every product in it has been replaced.
-   * The skus come one a line too, as JSON text: a sku may contain a
-   * newline, its JSON text cannot.
+   * arrived meanwhile are answered in between. Each product is a view into
+   * the bytes the worker sent (subarray copies nothing): a small object for
+   * the garbage collector instead of a string. A view keeps its whole
+   * import's bytes alive until every product in it has been replaced.
+   * The skus come one a line, as JSON text: a sku may contain a newline,
+   * its JSON text cannot.
    */
-  async function store({ skus, products }) {
-    let sku = 0;
-    let product = 0;
-    for (let i = 1; sku < skus.length; i++) {
-      const skuEnd = lineEnd(skus, sku);
-      const productEnd = lineEnd(products, product);
-      catalogue.set(JSON.parse(skus.slice(sku, skuEnd)), products.slice(product, productEnd));
-      sku = skuEnd + 1;
-      product = productEnd + 1;
-      if (i % STORE_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+  async function store({ skus, text, ends }) {
+    const products = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+    let line = 0;
+    for (let i = 0; i < ends.length; i++) {
+      const lineEnd = skus.indexOf('\n', line);
+      const sku = JSON.parse(skus.slice(line, lineEnd === -1 ? skus.length : lineEnd));
+      catalogue.set(sku, products.subarray(i === 0 ? 0 : ends[i - 1], ends[i]));
+      line = lineEnd + 1;
+      if ((i + 1) % STORE_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
     }
-  }
-
-  function lineEnd(text, from) {
-    const end = text.indexOf('\n', from);
-    return end === -1 ? text.length : end;
   }
 
   app.get('/health', (req, res) => {
@@ -173,8 +193,11 @@ function workerPool(size) {
       const id = nextId++;
       return new Promise((resolve, reject) => {
         worker.pending.set(id, { resolve, reject });
-        // Copied, not transferred: the Buffer may share its memory with others.
-        worker.postMessage({ id, bytes });
+        // A body the size of its own memory is handed over, not copied (it
+        // is unusable here afterwards); a small one shares its memory with
+        // other Buffers (Node's pool), so it is copied.
+        const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+        worker.postMessage({ id, bytes }, own ? [bytes.buffer] : []);
       });
     },
     close() {

@@ -96,10 +96,10 @@ function catalogue(seed, { count = COUNT, padTo = 0 } = {}) {
 const BLOCK = 1000;
 let base = null;
 
-function blockOf(seed, k) {
+function blockOf(seed, k, count = COUNT) {
   const summary = { imported: 0, rejected: 0, units: 0, valueCents: 0 };
   const parts = [];
-  for (let i = k * BLOCK; i < Math.min((k + 1) * BLOCK, COUNT); i++) {
+  for (let i = k * BLOCK; i < Math.min((k + 1) * BLOCK, count); i++) {
     const r = record(seed, i);
     parts.push(r.text);
     if (r.valid) {
@@ -115,16 +115,18 @@ function blockOf(seed, k) {
 }
 
 /**
- * An import for the load: seed 0's catalogue with block (seed mod 20) taken
- * from `seed`, as a list of Buffers to send in order (`chunks`, `length`
- * bytes in all) and the summary a correct import reports.
+ * An import for the load: seed 0's catalogue of `count` records with block
+ * (seed mod its number of blocks) taken from `seed`, as a list of Buffers to
+ * send in order (`chunks`, `length` bytes in all) and the summary a correct
+ * import reports. The base blocks are kept for the next import.
  */
-function loadCatalogue(seed) {
-  const blocks = Math.ceil(COUNT / BLOCK);
-  if (!base) base = Array.from({ length: blocks }, (_, k) => blockOf(0, k));
+function loadCatalogue(seed, count = COUNT) {
+  const blocks = Math.ceil(count / BLOCK);
+  base ??= [];
+  for (let k = base.length; k < blocks; k++) base.push(blockOf(0, k, count));
   const k = seed % blocks;
-  const chosen = base.map((b, j) => (j === k ? blockOf(seed, k) : b));
-  const summary = { received: COUNT, imported: 0, rejected: 0, units: 0, valueCents: 0 };
+  const chosen = base.slice(0, blocks).map((b, j) => (j === k ? blockOf(seed, k, count) : b));
+  const summary = { received: count, imported: 0, rejected: 0, units: 0, valueCents: 0 };
   for (const b of chosen) for (const f of ['imported', 'rejected', 'units', 'valueCents']) summary[f] += b.summary[f];
   const chunks = [OPEN, ...chosen.map((b) => b.bytes), CLOSE];
   return { chunks, length: chunks.reduce((n, c) => n + c.length, 0), summary };

@@ -69,6 +69,7 @@ function checkFacts(lab) {
     per: g.per || null,
     unit: g.unit,
     starterFails: check.starterFails.includes(id),
+    starterMayFail: check.starterMayFail.includes(id),
   }));
   return {
     gates,

@@ -107,7 +107,8 @@ export function GatesTable() {
                 )}
                 <td>
                   {gate.label}
-                  {!gate.starterFails && <div className={styles.muted}>a guard: the shipped starter passes it too</div>}
+                  {gate.starterMayFail && <div className={styles.muted}>the shipped starter fails it on some Node versions, not on others</div>}
+                  {!gate.starterFails && !gate.starterMayFail && <div className={styles.muted}>a guard: the shipped starter passes it too</div>}
                 </td>
                 <td className={styles.nowrap}>
                   {opWords(gate)} <strong className="workbook-threshold">{thresholdWithUnit(gate)}</strong>
@@ -199,6 +200,8 @@ export function MarginsTable() {
                     </td>
                     {gate.starterFails ? (
                       <MarginCell side="starter" found={row.starter} />
+                    ) : gate.starterMayFail ? (
+                      <td className={styles.muted}>not part of the starter's verdict: it fails this gate on some Node versions, not on others</td>
                     ) : (
                       <td className={styles.muted}>a guard: the starter passes it too</td>
                     )}

@@ -33,6 +33,24 @@ function captureKinds(step) {
 
 class CheckDefinitionError extends Error {}
 
+/**
+ * How far past its threshold a figure must be, as a factor, to decide a
+ * check before the rest is measured: the margin the workbook aims for
+ * between a broken app and its threshold. A fixed app whose figure lands
+ * there is three times past the threshold it passes by three times or more
+ * in every recorded bench: nine times its measured self.
+ */
+const DECISIVE = 3;
+
+/** Thrown by ctx.decide() when the figures so far already decide a fail. */
+class EarlyVerdict extends Error {
+  constructor(partial, stage) {
+    super(`decided at: ${stage}`);
+    this.partial = partial;
+    this.stage = stage;
+  }
+}
+
 function problemsOf(spec, tools) {
   const problems = [];
   const need = (cond, text) => cond || problems.push(text);
@@ -51,6 +69,7 @@ function problemsOf(spec, tools) {
     need(Number.isFinite(g.threshold), `gate ${id} has no numeric threshold`);
     need(typeof g.unit === 'string', `gate ${id} has no unit`);
     need(typeof g.pass === 'string' && typeof g.fail === 'string', `gate ${id} needs both pass and fail meanings`);
+    need(g.exact === undefined || typeof g.exact === 'boolean', `gate ${id}: exact must be true or false`);
   }
 
   const fails = spec.starterFails;
@@ -116,9 +135,11 @@ function problemsOf(spec, tools) {
 /**
  * @param {object} spec
  * @param {Record<string, {label:string, op:'<'|'>=', threshold:number, unit:string,
- *   per?:string, pass:string, fail:string}>} spec.gates keyed by gate id. `per`
+ *   per?:string, exact?:boolean, pass:string, fail:string}>} spec.gates keyed by gate id. `per`
  *   names the calibrated unit the threshold is a multiple of (e.g. 't'): the
- *   figure then carries that unit's size in ms.
+ *   figure then carries that unit's size in ms. `exact`: the figure is a
+ *   count the machine cannot blur (quotes held, queries per request), so a
+ *   miss by one is as certain as a miss by ten.
  * @param {string[]} spec.starterFails the gates the shipped starter must fail
  * @param {string[]} [spec.starterMayFail] gates the shipped starter fails on some machines or
  *   Node versions and not on others (say why beside it); its verdict does not depend on them
@@ -159,16 +180,42 @@ function defineCheck(spec, file = 'a check module') {
       return gates[id].threshold;
     },
     async run(ctx) {
-      const measured = await spec.measure(ctx);
-      return { ...measured, gates: judge(gates, measured.figures || {}, file) };
+      try {
+        const measured = await spec.measure(ctx);
+        return { ...measured, gates: judge(gates, measured.figures || {}, file) };
+      } catch (err) {
+        if (!(err instanceof EarlyVerdict)) throw err;
+        const { figures = {}, ...rest } = err.partial;
+        const judged = judge(gates, figures, file, { partial: true });
+        return {
+          responses: [],
+          info: [],
+          noise: [],
+          series: {},
+          ...rest,
+          gates: judged,
+          early: { stage: err.stage, unmeasured: Object.keys(gates).filter((id) => !judged.some((g) => g.id === id)) },
+        };
+      }
+    },
+    /**
+     * Would these figures (some of the gates', as measure() returns them)
+     * decide a fail already? A gate DECISIVE times past its threshold does.
+     */
+    decisive(figures) {
+      return judge(gates, figures, file, { partial: true }).some((g) => !g.pass && (gates[g.id].exact || g.margin >= DECISIVE));
     },
   });
 }
 
-/** Turns each figure into a judged gate, in the order the gates are declared. */
-function judge(gates, figures, file) {
-  return Object.entries(gates).map(([id, g]) => {
+/**
+ * Turns each figure into a judged gate, in the order the gates are
+ * declared; with `partial`, the gates without a figure yet are left out.
+ */
+function judge(gates, figures, file, { partial = false } = {}) {
+  return Object.entries(gates).flatMap(([id, g]) => {
     const figure = figures[id];
+    if (partial && !(figure && Number.isFinite(figure.value))) return [];
     if (!figure || !Number.isFinite(figure.value)) {
       throw new CheckDefinitionError(`${file}: measure() returned no figure for gate ${id}.`);
     }
@@ -189,4 +236,4 @@ function judge(gates, figures, file) {
   });
 }
 
-module.exports = { defineCheck, problemsOf, captureKinds, CheckDefinitionError, CHART_KINDS, CAPTURE_KINDS };
+module.exports = { defineCheck, problemsOf, captureKinds, CheckDefinitionError, EarlyVerdict, DECISIVE, CHART_KINDS, CAPTURE_KINDS };

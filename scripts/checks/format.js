@@ -82,6 +82,18 @@ function formatResult(result) {
     out.push(...result.gates.map(formatGate));
   }
 
+  if (result.early) {
+    out.push('');
+    const exact = new Set(Object.entries(checkOf(labs.find((l) => l.slug === result.lab)).gates).filter(([, g]) => g.exact).map(([id]) => id));
+    const decided = result.gates
+      .filter((g) => !g.pass)
+      .map((g) => (exact.has(g.id) ? `${g.label} is a count, and it is over its limit` : `${g.label} was already ${marginText(g)} (3× decides)`));
+    const wrongs = result.responses.filter((r) => !r.pass).length;
+    const why = decided.length ? decided.join('; ') : `${wrongs} response${wrongs === 1 ? ' was' : 's were'} wrong`;
+    out.push(yellow(`Stopped after ${result.early.stage}: ${why}, so nothing measured later could change the verdict.`));
+    if (result.early.unmeasured.length) out.push(dim(`  Not measured this time: ${result.early.unmeasured.join(', ')}.`));
+  }
+
   if (result.info.length) {
     out.push('');
     out.push(bold('For information (not judged)'));

@@ -11,6 +11,7 @@ const { startApp, AppError } = require('../harness/app-process');
 const { startInChild } = require('../harness/in-child');
 const { removeTemp } = require('../harness/temp');
 const { verdictOf } = require('./gates');
+const { EarlyVerdict } = require('./define-check');
 const { relative, checkOf } = require('../lib/labs');
 
 /**
@@ -19,15 +20,17 @@ const { relative, checkOf } = require('../lib/labs');
  * @param {string} [options.app] the app file to check (default: the learner's)
  * @param {(event:{text:string, elapsedMs:number}) => void} [options.onProgress]
  * @param {number} [options.retries=1] extra attempts when the machine is too noisy
+ * @param {boolean} [options.early=true] stop as soon as the verdict is certain (see
+ *   CheckContext.decide); the bench turns it off, to measure every gate every time
  */
-async function runCheck(lab, { app = lab.app, onProgress = () => {}, retries = 1 } = {}) {
+async function runCheck(lab, { app = lab.app, onProgress = () => {}, retries = 1, early = true } = {}) {
   const definition = checkOf(lab);
   const started = Date.now();
   const progress = (text) => onProgress({ text, elapsedMs: Date.now() - started });
 
   let result;
   for (let attempt = 1; attempt <= retries + 1; attempt++) {
-    result = await attemptOnce(definition, lab, app, progress);
+    result = await attemptOnce(definition, lab, app, progress, early);
     result.attempts = attempt;
     if (result.verdict !== 'noisy' || attempt > retries) break;
     progress(`The machine was too busy to judge (${result.noise.join('; ')}). Measuring once more.`);
@@ -36,8 +39,8 @@ async function runCheck(lab, { app = lab.app, onProgress = () => {}, retries = 1
   return result;
 }
 
-async function attemptOnce(definition, lab, appFile, progress) {
-  const ctx = new CheckContext(lab, definition, appFile, progress);
+async function attemptOnce(definition, lab, appFile, progress, early) {
+  const ctx = new CheckContext(lab, definition, appFile, progress, early);
   const measured = { gates: [], responses: [], info: [], noise: [], series: {} };
   let crash = null;
   let error = null;
@@ -70,14 +73,16 @@ async function attemptOnce(definition, lab, appFile, progress) {
     crash,
     error,
     series: measured.series,
+    early: measured.early || null,
     environment: environment(),
     startedAt: new Date().toISOString(),
   };
 }
 
 class CheckContext {
-  constructor(lab, check, appFile, progress) {
+  constructor(lab, check, appFile, progress, early = true) {
     this.lab = lab;
+    this.early = early;
     /** The lab's check definition: its gates' thresholds, its settings. */
     this.check = check;
     this.candidate = appFile;
@@ -99,6 +104,26 @@ class CheckContext {
     const child = startInChild(file);
     this.children.push(child);
     return child;
+  }
+
+  /**
+   * A verdict as soon as it is certain. `partial` is what measure() would
+   * return if it ended here: the figures of the gates measured so far, the
+   * responses checked so far, information. When early verdicts are on and
+   * a response is already wrong, or a figure is DECISIVE times past its
+   * threshold (define-check.js), the rest cannot turn the verdict into a
+   * pass: the check stops here, FAIL, and says what it did not measure.
+   * Otherwise it carries on.
+   * @param {{figures?:object, responses?:object[], info?:object[], series?:object}} partial
+   * @param {string} stage what has been measured so far, for the learner
+   */
+  decide(partial, stage) {
+    if (!this.early) return;
+    const wrong = (partial.responses || []).some((r) => !r.pass);
+    if (wrong || this.check.decisive(partial.figures || {})) {
+      this.progress(`The verdict is certain after ${stage}: stopping here`);
+      throw new EarlyVerdict(partial, stage);
+    }
   }
 
   /** A scratch folder (e.g. an app's working directory), removed when the check ends. */

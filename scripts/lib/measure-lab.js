@@ -25,7 +25,8 @@ async function measureLab(lab, { runs = 1, onResult = () => {}, onStart = () => 
   for (let run = 1; run <= runs; run++) {
     for (const [side, s] of Object.entries(sides)) {
       onStart({ side, run });
-      const result = await runCheck(lab, { app: s.app });
+      // Every gate, every time: margins are figures, not verdicts.
+      const result = await runCheck(lab, { app: s.app, early: false });
       s.results.push(result);
       onResult({ side, run, result, right: result.verdict === s.expect });
     }

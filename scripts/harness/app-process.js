@@ -252,9 +252,9 @@ class AppHandle {
     return this.ask('pool:start', 15_000, { intervalMs });
   }
 
-  /** The pool waits (ms) timed since startPoolWait(); stops timing. */
-  async poolWait() {
-    return (await this.ask('pool:read')).waits;
+  /** The pool waits (ms) timed since startPoolWait(); stops timing unless `stop` is false. */
+  async poolWait({ stop = true } = {}) {
+    return (await this.ask('pool:read', 15_000, { stop })).waits;
   }
 
   /**

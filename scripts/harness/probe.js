@@ -180,8 +180,8 @@ function poolWaitHandlers() {
         busy = false;
       });
     }, workerData.intervalMs);
-    parentPort.on('message', () => {
-      clearInterval(timer);
+    parentPort.on('message', (cmd) => {
+      if (cmd === 'stop') clearInterval(timer);
       parentPort.postMessage(waits);
     });`;
   return {
@@ -193,17 +193,18 @@ function poolWaitHandlers() {
       worker.unref();
       return {};
     },
-    'pool:read': () =>
+    // The waits so far; `stop` (the default) ends the timing thread.
+    'pool:read': ({ stop = true }) =>
       new Promise((resolve, reject) => {
         if (!worker) return reject(new Error('the pool wait probe was not started'));
         const current = worker;
-        worker = null;
+        if (stop) worker = null;
         current.once('message', (waits) => {
-          current.terminate();
+          if (stop) current.terminate();
           resolve({ waits });
         });
         current.once('error', reject);
-        current.postMessage('stop');
+        current.postMessage(stop ? 'stop' : 'peek');
       }),
   };
 }

@@ -24,9 +24,11 @@ const { startSampler } = require('./response-sampler');
  * @param {object} [options.sample] one more connection whose answers are kept, as
  *   response-sampler.js takes it (result: `sampled`); its path defaults to the load's
  * @param {(tick:{elapsedMs:number, requests:number}) => void} [options.onTick]
+ * @param {(elapsedMs:number) => Promise<boolean>|boolean} [options.stopEarly] asked every
+ *   250 ms; when it says true, the load ends there (a check whose verdict is already certain)
  */
 async function runLoad(options) {
-  const { url, connections = 10, duration, amount, timeout = 10, probe, probes = [], sample, onTick, sampleMs = 50 } = options;
+  const { url, connections = 10, duration, amount, timeout = 10, probe, probes = [], sample, onTick, stopEarly, sampleMs = 50 } = options;
   const requests = requestList(options.path);
   const started = Date.now();
   const sampledPath = sample ? sample.path || samplePath(options.path) : null;
@@ -54,6 +56,24 @@ async function runLoad(options) {
   const ticker = onTick
     ? setInterval(() => onTick({ elapsedMs: Date.now() - started, requests: requestsSoFar }), 1000)
     : null;
+  let stoppedEarly = false;
+  let asking = false;
+  const stopper = stopEarly
+    ? setInterval(async () => {
+        if (asking || stoppedEarly) return;
+        asking = true;
+        try {
+          if (await stopEarly(Date.now() - started)) {
+            stoppedEarly = true;
+            instance.stop();
+          }
+        } catch {
+          // a question that fails means: carry on
+        } finally {
+          asking = false;
+        }
+      }, 250)
+    : null;
   let result;
   let timings = [];
   let sampled = null;
@@ -62,6 +82,7 @@ async function runLoad(options) {
   } finally {
     // Whatever happened, stop sending: nothing may outlive the load.
     if (ticker) clearInterval(ticker);
+    if (stopper) clearInterval(stopper);
     [timings, sampled] = await Promise.all([Promise.all(probers.map((p) => p.stop())), sampler ? sampler.stop() : null]);
   }
 
@@ -87,6 +108,7 @@ async function runLoad(options) {
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
+    stoppedEarly,
     probe: probe ? timings[0] : null,
     probes: timings.slice(probe ? 1 : 0),
     sampled,

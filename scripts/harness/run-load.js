@@ -19,8 +19,8 @@ const { startSampler } = require('./response-sampler');
  * @param {number} [options.timeout=10] seconds before a request counts as timed out
  * @param {number} [options.sampleMs=50] autocannon's sampling tick (1000 for tables people read)
  * @param {{path:string, intervalMs?:number}} [options.probe] one route to time (result: `probe`)
- * @param {Array<object>} [options.probes] routes to time, each as route-probe.js takes them
- *   (result: `probes`, in the same order)
+ * @param {Array<object>} [options.probes] routes to time, each as route-probe.js takes them,
+ *   plus an optional `baseUrl` when it is not the app's (result: `probes`, in the same order)
  * @param {object} [options.sample] one more connection whose answers are kept, as
  *   response-sampler.js takes it (result: `sampled`); its path defaults to the load's
  * @param {(tick:{elapsedMs:number, requests:number}) => void} [options.onTick]
@@ -33,7 +33,8 @@ async function runLoad(options) {
   const started = Date.now();
   const sampledPath = sample ? sample.path || samplePath(options.path) : null;
   const routes = [...(probe ? [probe] : []), ...probes];
-  const probers = routes.map((route) => startRouteProbe(url, route));
+  // A route may live elsewhere (the probe's control route has a port of its own).
+  const probers = routes.map((route) => startRouteProbe(route.baseUrl || url, route));
   const sampler = sample ? startSampler(url, { ...sample, path: sampledPath }) : null;
 
   // Loaded on first use: CLI commands that never load an app start sooner.

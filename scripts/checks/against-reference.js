@@ -73,6 +73,10 @@ async function compareResponses(candidate, reference, cases, { onAnswer = () => 
  * With `delayOfLastRun`, the candidate's event-loop delay is read by its
  * probe over its last run (`delay` in the result): the same load, measured
  * without a run of its own.
+ *
+ * With `enough` (enoughRounds()), rounds stop once they agree clearly; each
+ * round ends with `afterRound({pairs, ratio, round})`, where a check may
+ * decide (ctx.decide).
  * @param {string|string[]} path one path, or several that every connection cycles through
  * @returns {Promise<{candidate:number[], reference:number[], pairs:number[], ratio:number,
  *   errors:number, wall:{candidate:number[], reference:number[]},
@@ -80,7 +84,7 @@ async function compareResponses(candidate, reference, cases, { onAnswer = () => 
  *   ratio, and the share of the candidate's responses its own process did not receive
  *   (0 for an app that serves itself)
  */
-async function compareThroughput({ candidate, reference, path, rounds = 5, seconds = 0.6, connections = 10, warmupSeconds = 1, perCpu = false, delayOfLastRun = false, progress = () => {}, cpuClock = cpuClockStep }) {
+async function compareThroughput({ candidate, reference, path, rounds = 5, seconds = 0.6, connections = 10, warmupSeconds = 1, perCpu = false, delayOfLastRun = false, progress = () => {}, cpuClock = cpuClockStep, enough = null, afterRound = () => {} }) {
   progress(`Warming up both apps (${warmupSeconds} s each)`);
   const cpuRates = [];
   for (const app of [reference, candidate]) {
@@ -110,11 +114,14 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
   // The unit of the figures: in full for charts, short for the progress lines.
   const unit = perCpu ? { full: 'requests per CPU-second', short: 'req per CPU-s' } : { full: 'req/s', short: 'req/s' };
   let delay = null;
+  let roundsRun = 0;
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ['candidate', 'reference'] : ['reference', 'candidate'];
     for (const who of order) {
       const app = who === 'candidate' ? candidate : reference;
-      const readDelay = delayOfLastRun && who === 'candidate' && round === rounds - 1;
+      // Read in every round of the candidate's, kept from the last one that
+      // runs (rounds may stop early).
+      const readDelay = delayOfLastRun && who === 'candidate';
       const before = perCpu ? await app.cpuAndRequests() : null;
       if (readDelay) await app.resetEventLoopDelay();
       const load = await runLoad({ url: app.url, path, connections, duration: seconds });
@@ -132,10 +139,17 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
       samples[who].push(perCpu ? load.responses / Math.max((after.total - before.total) / 1e6, 1e-6) : load.requestsPerSec);
     }
     pairs.push(samples.candidate.at(-1) / samples.reference.at(-1));
+    roundsRun = round + 1;
     progress(
       `  round ${round + 1}/${rounds}: yours ${Math.round(samples.candidate.at(-1))} ${unit.short}, ` +
         `reference ${Math.round(samples.reference.at(-1))} ${unit.short} (${pairs.at(-1).toFixed(2)}×)`,
     );
+    // A check may decide here (ctx.decide throws to end the check).
+    await afterRound({ pairs: [...pairs], ratio: median(pairs), round: roundsRun });
+    if (enough && roundsRun >= enough.minRounds && roundsRun < rounds && enough.clear(pairs)) {
+      progress(`  the ${roundsRun} rounds agree, and clearly: no more rounds needed`);
+      break;
+    }
   }
   return {
     candidate: samples.candidate,
@@ -149,6 +163,29 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
     seconds,
     clockStepUs,
     delay,
+    rounds: roundsRun,
+  };
+}
+
+/**
+ * When a ratio gate's rounds may stop before `rounds`: from `minRounds` on,
+ * once every pair ratio so far lies on the same side of the threshold as
+ * their median, and that median lies `factor` times or more from it. Such
+ * a run is not near its threshold; more rounds are spent only on runs that
+ * are (and the disagreement rule, roundsNoise, still judges those).
+ * @param {{threshold:number, op:'>='|'<', minRounds:number, factor?:number}} gate
+ */
+function enoughRounds({ threshold, op = '>=', minRounds, factor = 1.5 }) {
+  return {
+    minRounds,
+    clear(pairs) {
+      if (pairs.length < minRounds) return false;
+      const m = median(pairs);
+      const passes = (r) => (op === '>=' ? r >= threshold : r < threshold);
+      const side = passes(m);
+      const distance = side === (op === '>=') ? m / threshold : threshold / m;
+      return pairs.every((r) => passes(r) === side) && distance >= factor;
+    },
   };
 }
 
@@ -220,4 +257,4 @@ function roundsNoise(measured, threshold) {
     : [];
 }
 
-module.exports = { compareResponses, compareThroughput, answeredUnderLoad, roundsNoise, cpuClockStep, roundSeconds };
+module.exports = { compareResponses, compareThroughput, enoughRounds, answeredUnderLoad, roundsNoise, cpuClockStep, roundSeconds };

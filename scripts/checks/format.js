@@ -6,6 +6,7 @@ const { bold, dim, green, red, yellow } = require('../lib/style');
 const { labs, checkOf } = require('../lib/labs');
 const { formatNumber, needsText, marginText, VERDICT_WORDS, nextStepParts, partsToText } = require('../lib/wording');
 const { unfinishedLabs } = require('../lib/progress');
+const { DECISIVE } = require('./define-check');
 
 const MARK = { pass: '✓', fail: '✗' };
 
@@ -85,9 +86,10 @@ function formatResult(result) {
   if (result.early) {
     out.push('');
     const exact = new Set(Object.entries(checkOf(labs.find((l) => l.slug === result.lab)).gates).filter(([, g]) => g.exact).map(([id]) => id));
+    const decisive = (g) => !g.pass && (exact.has(g.id) || g.margin >= DECISIVE);
     const decided = result.gates
-      .filter((g) => !g.pass)
-      .map((g) => (exact.has(g.id) ? `${g.label} is a count, and it is over its limit` : `${g.label} was already ${marginText(g)} (3× decides)`));
+      .filter(decisive)
+      .map((g) => (exact.has(g.id) ? `${g.label} is a count, and it is over its limit` : `${g.label} was already ${marginText(g)} (${DECISIVE}× decides)`));
     const wrongs = result.responses.filter((r) => !r.pass).length;
     const why = decided.length ? decided.join('; ') : `${wrongs} response${wrongs === 1 ? ' was' : 's were'} wrong`;
     out.push(yellow(`Stopped after ${result.early.stage}: ${why}, so nothing measured later could change the verdict.`));

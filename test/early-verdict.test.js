@@ -1,0 +1,115 @@
+'use strict';
+// "A verdict as soon as it is certain": the rule that lets a check stop
+// early (ctx.decide, define-check's DECISIVE), and the rule that lets a
+// comparison in rounds stop once its rounds agree clearly (enoughRounds).
+// Pure functions and hand-built checks: no app is started.
+
+const { defineCheck, EarlyVerdict, DECISIVE } = require('../scripts/checks/define-check');
+const { enoughRounds } = require('../scripts/checks/against-reference');
+
+const GATES = {
+  latency: { label: 'latency', op: '<', threshold: 1, per: 't', unit: 'ms', pass: 'fast', fail: 'slow' },
+  held: { label: 'held', op: '<', threshold: 501, unit: 'quotes', exact: true, pass: 'within', fail: 'over' },
+  ratio: { label: 'ratio', op: '>=', threshold: 0.6, unit: '×', pass: 'close', fail: 'far' },
+};
+const STANDARD = { path: '/', connections: 1, duration: 1, describe: 'GET /' };
+const EXPLAIN = { kind: 'calibrated', calibration: 't', noise: 'never' };
+
+/** A check whose measure() goes through `stages`, calling decide after each as a check would. */
+function checkOf(stages) {
+  return defineCheck(
+    {
+      gates: GATES,
+      starterFails: ['latency'],
+      standardLoad: STANDARD,
+      advice: 'a command',
+      explain: EXPLAIN,
+      async measure(ctx) {
+        const figures = {};
+        for (const [stage, found] of stages) {
+          Object.assign(figures, found);
+          ctx.decide({ figures: { ...figures }, responses: [] }, stage);
+        }
+        return { figures, responses: [], info: [], noise: [], series: {} };
+      },
+    },
+    'a test check',
+  );
+}
+
+/** A context with decide() as run-check.js's CheckContext has it. */
+function contextFor(check, early = true) {
+  return {
+    early,
+    check,
+    progress: () => {},
+    decide(partial, stage) {
+      const wrong = (partial.responses || []).some((r) => !r.pass);
+      if (this.early && (wrong || check.decisive(partial.figures || {}))) throw new EarlyVerdict(partial, stage);
+    },
+  };
+}
+
+const ALL_PASS = [
+  ['first', { latency: { value: 0.1, per: 1 } }],
+  ['second', { held: { value: 500 } }],
+  ['third', { ratio: { value: 1 } }],
+];
+
+describe('a figure decides a fail once it is DECISIVE times past its threshold', () => {
+  test('3× decides; just under 3× does not', () => {
+    const check = checkOf([]);
+    expect(DECISIVE).toBe(3);
+    expect(check.decisive({ latency: { value: 3, per: 1 } })).toBe(true);
+    expect(check.decisive({ latency: { value: 2.9, per: 1 } })).toBe(false);
+    expect(check.decisive({ ratio: { value: 0.19 } })).toBe(true); // 0.6 / 0.19 > 3
+    expect(check.decisive({ ratio: { value: 0.25 } })).toBe(false);
+  });
+
+  test('an exact count decides as soon as it is over its limit, by one', () => {
+    expect(checkOf([]).decisive({ held: { value: 501 } })).toBe(true);
+    expect(checkOf([]).decisive({ held: { value: 500 } })).toBe(false);
+  });
+
+  test('a passing figure, however far inside, never decides', () => {
+    expect(checkOf([]).decisive({ latency: { value: 0.001, per: 1 }, held: { value: 0 }, ratio: { value: 99 } })).toBe(false);
+  });
+
+  test('a check that decides stops there: FAIL on what it measured, the rest named as not measured', async () => {
+    const check = checkOf([['the first stage', { latency: { value: 5, per: 1 } }], ...ALL_PASS.slice(1)]);
+    const result = await check.run(contextFor(check));
+    expect(result.early).toEqual({ stage: 'the first stage', unmeasured: ['held', 'ratio'] });
+    expect(result.gates.map((g) => [g.id, g.pass])).toEqual([['latency', false]]);
+  });
+
+  test('with early verdicts off (the bench), every gate is measured', async () => {
+    const check = checkOf([['the first stage', { latency: { value: 5, per: 1 } }], ...ALL_PASS.slice(1)]);
+    const result = await check.run(contextFor(check, false));
+    expect(result.early).toBeUndefined();
+    expect(result.gates.map((g) => g.id)).toEqual(['latency', 'held', 'ratio']);
+  });
+
+  test('figures that do not decide let the check run to its end', async () => {
+    const check = checkOf([['the first stage', { latency: { value: 2, per: 1 } }], ...ALL_PASS.slice(1)]);
+    const result = await check.run(contextFor(check));
+    expect(result.early).toBeUndefined();
+    expect(result.gates.find((g) => g.id === 'latency').pass).toBe(false);
+  });
+});
+
+describe('rounds stop once they agree clearly', () => {
+  const enough = enoughRounds({ threshold: 0.6, op: '>=', minRounds: 4 });
+
+  test('not before minRounds', () => expect(enough.clear([1, 1, 1])).toBe(false));
+  test('every pair on the side of the median, the median 1.5× or more from the threshold', () => {
+    expect(enough.clear([1, 1, 0.95, 1.1])).toBe(true); // 1 / 0.6 = 1.67
+    expect(enough.clear([0.1, 0.12, 0.09, 0.1])).toBe(true); // failing side, 6× past
+  });
+  test('one pair on the other side: more rounds', () => expect(enough.clear([1, 1, 0.5, 1])).toBe(false));
+  test('agreeing but near the threshold: more rounds', () => expect(enough.clear([0.8, 0.8, 0.85, 0.8])).toBe(false));
+  test('for a "<" gate too', () => {
+    const below = enoughRounds({ threshold: 1, op: '<', minRounds: 3 });
+    expect(below.clear([0.5, 0.6, 0.55])).toBe(true);
+    expect(below.clear([0.8, 0.7, 0.75])).toBe(false);
+  });
+});

@@ -33,7 +33,7 @@ const { defineCheck } = require('../../../scripts/checks/define-check');
 // learner's edit to it can break a check but nothing else.
 const servicesModule = () => require('../services');
 
-const SETTINGS = { delayMs: 100, connections: 5, duration: 3, users: 50, timeoutDelays: 8 };
+const SETTINGS = { delayMs: 100, connections: 5, duration: 2, users: 50, timeoutDelays: 6 };
 // Below 2 d, so an app with two rounds of calls fails whatever the machine
 // does (it cannot answer sooner than 2 d); above 1 d by far more than an
 // idle app's own overhead, so one round passes even on a busy machine.

@@ -3,14 +3,14 @@
 // `dev check`.
 //   dev new NN slug --title "…"   scaffold a lab's own files and its metadata entry
 //   dev check                     lint every lab without measuring anything
-//   dev tables                    rewrite the generated lab tables (README)
+//   dev tables                    rewrite the generated tables (README's labs, the tool matrix everywhere)
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { ROOT, readLabs } = require('../lib/labs');
 const { lintWorkbook } = require('../lib/lab-lint');
 const { scaffoldLab } = require('../lib/lab-template');
-const { writeReadmeTable, writeClassroomWorkflow, CLASSROOM_WORKFLOW } = require('../lib/lab-tables');
+const { writeReadmeTable, writeClassroomWorkflow, writeToolMatrixTables, CLASSROOM_WORKFLOW } = require('../lib/lab-tables');
 const { blobId, MANIFEST } = require('../lib/shipped');
 const { UsageError } = require('./errors');
 const { bold, green, red } = require('../lib/style');
@@ -77,6 +77,8 @@ const SUBCOMMANDS = {
     const classroom = writeClassroomWorkflow(root, labs);
     console.log(readme ? 'README.md: lab table rewritten from labs/labs.json.' : 'README.md: lab table already up to date.');
     console.log(`${CLASSROOM_WORKFLOW}: ${classroom ? 'rewritten from labs/labs.json.' : 'already up to date.'}`);
+    const matrix = writeToolMatrixTables(root, labs).map((f) => path.relative(root, f).split(path.sep).join('/'));
+    console.log(matrix.length ? `Tool-matrix tables rewritten from scripts/dev/tool-matrix.json: ${matrix.join(', ')}.` : 'Tool-matrix tables already up to date.');
     return 0;
   },
 };
@@ -87,7 +89,8 @@ module.exports = {
   help: [
     '  dev new NN slug --title "…"   scaffold a lab\'s own files and its entry in labs/labs.json',
     '  dev check                     lint every lab in seconds, without measuring: one line per problem',
-    '  dev tables                    rewrite the README\'s lab table and the classroom workflow from labs/labs.json',
+    '  dev tables                    rewrite the README\'s lab table and the classroom workflow from labs/labs.json,',
+    '                                and every tool-matrix table from scripts/dev/tool-matrix.json',
     '  --root DIR                    act on another copy of the workbook',
   ],
   options: { title: { type: 'string' }, root: { type: 'string' } },

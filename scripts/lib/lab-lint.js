@@ -13,7 +13,7 @@ const { readLabs } = require('./labs');
 const { SECTIONS, readWalkthrough } = require('./walkthrough');
 const { VERDICTS_TEST, TRAINER_SECTIONS } = require('./lab-template');
 const { captureKinds } = require('../checks/define-check');
-const { labTable, README_MARKERS, CLASSROOM_WORKFLOW, classroomWorkflow } = require('./lab-tables');
+const { labTable, README_MARKERS, CLASSROOM_WORKFLOW, classroomWorkflow, staleToolMatrixTables } = require('./lab-tables');
 
 /** Repository paths named in a walkthrough, e.g. `labs/NN-slug/app.js`. */
 const REPO_PATH = /^(labs|solutions|scripts|test|site)\/[\w./-]+$/;
@@ -179,6 +179,10 @@ function lintClassroom(root, labs) {
   return read(file) === classroomWorkflow(labs) ? [] : [`${rel}: out of date with labs/labs.json (run npx workbook dev tables)`];
 }
 
+function lintToolMatrix(root, labs, rel) {
+  return staleToolMatrixTables(root, labs).map(({ file, problem }) => `${rel(file)}: ${problem}`);
+}
+
 /**
  * Lints the workbook at `root`.
  * @returns {string[]} one line per problem; empty when all is well
@@ -205,7 +209,7 @@ function lintWorkbook(root) {
     problems.push(...lintShipped(lab, root, rel));
     problems.push(...lintCaptures(lab, check, root, rel));
   }
-  if (labs.length) problems.push(...lintReadmeTable(root, labs), ...lintClassroom(root, labs));
+  if (labs.length) problems.push(...lintReadmeTable(root, labs), ...lintClassroom(root, labs), ...lintToolMatrix(root, labs, rel));
   return problems;
 }
 

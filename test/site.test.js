@@ -124,12 +124,13 @@ describe('the next step after a check, in the words both the terminal and the si
   const result = (lab, verdict) => ({ lab: lab.slug, verdict, app: `labs/${lab.slug}/app.js`, responses: [] });
   const last = list.at(-1);
 
-  test('after a pass it points at the first lab not passed yet, wherever it is', () => {
+  test('after a pass it names the next unfinished lab in order, and an earlier one only when none is left after it, never "back"', () => {
     const unfinished = [list[0].slug, last.slug];
     const text = partsToText(nextStepParts(result(list[1], 'pass'), { labs: list, unfinished }));
-    expect(text).toContain(`go back to lab ${list[0].id}: npx workbook check ${list[0].id}`);
-    const fromFirst = partsToText(nextStepParts(result(list[0], 'pass'), { labs: list, unfinished }));
-    expect(fromFirst).toMatch(new RegExp(`go on to lab ${last.id}: npx workbook check ${last.id}$`));
+    expect(text).toMatch(new RegExp(`go on to lab ${last.id}: npx workbook check ${last.id}$`));
+    const earlier = partsToText(nextStepParts(result(last, 'pass'), { labs: list, unfinished: [list[0].slug] }));
+    expect(earlier).toMatch(new RegExp(`go on to lab ${list[0].id}, not passed yet: npx workbook check ${list[0].id}$`));
+    for (const t of [text, earlier]) expect(t).not.toMatch(/go back/);
   });
 
   test('the last lab is not "the last lab" while others are unfinished, and all passed says so', () => {

@@ -17,6 +17,7 @@ const { worstMargins, factorText } = require('../site/src/lib/margins');
 const SITE_KINDS = require('../site/src/components/LabCharts/kinds').CHART_KINDS;
 const { shippedContent } = require('../scripts/lib/shipped');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
+const { parseDirectives, resolveExcerpt } = require('../scripts/lib/solution-code');
 const { ensureBuilt, BUILD_DIR } = require('../scripts/lib/site');
 const { browserDescribe, useSiteInBrowser } = require('./helpers/site-browser');
 const { runCheck } = require('../scripts/checks/run-check');
@@ -24,11 +25,20 @@ const { capturedResults } = require('../scripts/lib/captures');
 
 const written = labs.filter((lab) => fs.existsSync(lab.readme));
 
-/** The code blocks of a README whose title is a workbook path: the site must show each. */
+/**
+ * The code blocks of a README whose title is a workbook path, and the files
+ * its solution-code directives show: the site must show each, under its path.
+ */
 function titledBlocks(readme) {
-  return readWalkthrough(readme)
+  const titled = readWalkthrough(readme)
     .codeBlocks.map((block) => block.title)
     .filter((title) => /^(labs|solutions|scripts|test)\//.test(title ?? ''));
+  return [...titled, ...directiveExcerpts(readme).map((e) => e.path)];
+}
+
+/** The excerpts named by a README's solution-code directives. */
+function directiveExcerpts(readme) {
+  return parseDirectives(fs.readFileSync(readme, 'utf8')).flatMap((d) => d.excerpts);
 }
 
 /** A line of a file that is long enough to be unmistakable on a page. */
@@ -199,6 +209,15 @@ describe('the built site', () => {
       // The shipped starter and every excerpt, rendered at build time under their paths.
       expect(html).toContain(`labs/${lab.slug}/app.js`);
       for (const title of titledBlocks(lab.readme)) expect(html).toContain(title);
+      // The reference fix, absent from the README as written, is folded into the page.
+      const excerpts = directiveExcerpts(lab.readme);
+      if (excerpts.length) {
+        expect(html).toMatch(/<details[^>]*workbook-solution-code/);
+        for (const excerpt of excerpts) {
+          const code = resolveExcerpt(ROOT, excerpt).lines.map((l) => l.trim()).find((l) => l.length > 20);
+          if (code) expect(squash(decode(articleText(`labs/${lab.slug}`)))).toContain(squash(code));
+        }
+      }
     }
   });
 

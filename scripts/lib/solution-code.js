@@ -153,6 +153,8 @@ function pinDirectives(root, source, { accept = false } = {}) {
 
 // Shorter lines (`});`, `res.json(body);`) are shared by too much code to tell a fix apart.
 const MIN_LENGTH = 20;
+// A single line a code block shares with the solutions, long enough to be the fix's own.
+const DISTINCT_LENGTH = 32;
 
 // Imports say which modules a file uses, not what it does with them.
 const IMPORT = /^(const|let|var)\s+[^=]+=\s*require\(\s*['"][^'"]+['"]\s*\)[\w.]*;?$|^import\s/;
@@ -212,8 +214,12 @@ function solutionCodeInSight(walkthrough, { only, starter }) {
       continue;
     }
     if (block.lang === 'text') continue;
-    const hit = codeLinesOf(block.content).find((l) => only.has(l));
-    if (hit) found.push({ line: block.line, text: `a code block holds a line of the solution: "${hit}"` });
+    // One line in common is evidence when it is long enough to be the fix's
+    // own (a short one, `worker.on('error', (err) => {`, is an idiom any
+    // program may share); two lines in common are, whatever their length.
+    const shared = [...new Set(codeLinesOf(block.content).filter((l) => only.has(l)))];
+    const hit = shared.find((l) => l.length >= DISTINCT_LENGTH) || (shared.length >= 2 ? shared[0] : null);
+    if (hit) found.push({ line: block.line, text: `a code block holds ${shared.length > 1 ? `${shared.length} lines` : 'a line'} of the solution, such as "${hit}"` });
   }
   const onlyList = [...only];
   for (const code of walkthrough.inlineCode) {

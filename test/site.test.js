@@ -221,6 +221,17 @@ describe('the built site', () => {
     }
   });
 
+  test("a captured check the machine was too noisy to judge is not drawn as a failed gate", () => {
+    for (const lab of written) {
+      const results = capturedResults(lab);
+      if (!results) continue;
+      const html = fs.readFileSync(path.join(BUILD_DIR, 'labs', lab.slug, 'index.html'), 'utf8');
+      const noisyPast = Object.values(results).filter((r) => r.verdict === 'noisy').flatMap((r) => r.gates.filter((g) => !g.pass));
+      // One "?" cell per figure past its threshold in a noisy run, and no more.
+      expect((html.match(/data-gate-cell="?noisy/g) || []).length).toBe(noisyPast.length);
+    }
+  });
+
   test('loads nothing from other hosts: no web fonts, CDNs or analytics', () => {
     const offenders = [];
     for (const file of walk(BUILD_DIR).filter((f) => /\.(html|css)$/.test(f))) {

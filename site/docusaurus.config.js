@@ -6,18 +6,22 @@
 // Lab pages are the lab READMEs themselves (../labs/*/README.md), read as
 // CommonMark so they render as they do on GitHub. The remark plugins in
 // plugins/workbook/remark add what only a site can: code blocks checked
-// against the real files, links that land on the page's files section, and
-// collapsed hints.
+// against the real files, links that land on the page's files section,
+// collapsed hints, and the reference fix's code folded in from solutions/
+// where the README has only a solution-code directive.
 
 const repoLinks = require('./plugins/workbook/remark/repo-links');
 const codeExcerpts = require('./plugins/workbook/remark/code-excerpts');
 const labReadme = require('./plugins/workbook/remark/lab-readme');
+const solutionCode = require('./plugins/workbook/remark/solution-code');
 
 // Set when the site is published below a path, e.g. "/workbook/" on GitHub Pages.
 const baseUrl = process.env.WORKBOOK_SITE_BASE_URL || '/';
 
 const remark = {
-  beforeDefaultRemarkPlugins: [repoLinks, codeExcerpts],
+  // solutionCode after codeExcerpts: the blocks it adds are read from their
+  // files already, and numbered.
+  beforeDefaultRemarkPlugins: [repoLinks, codeExcerpts, solutionCode],
   remarkPlugins: [labReadme],
 };
 

@@ -25,6 +25,8 @@ describe('usage', () => {
     [['profile', first.id], /Say which profiler with --tool/],
     [['profile', first.id, '--tool', 'cpu', '--duration', '0.5'], /--duration must be a number of seconds from 1 to 120, not "0.5"/],
     [['load', first.id, '--connections', '2.5'], /--connections must be a whole number/],
+    [['profile', first.id, '--tool', 'cpu', '--max-old-space-size', '16'], /--max-old-space-size goes with --tool gc/],
+    [['profile', first.id, '--tool', 'gc', '--max-old-space-size', '4'], /--max-old-space-size must be a whole number of MB from 8 to 65536, not "4"/],
     [['dev', 'new', '5'], /kebab-case slug/],
     [['load', first.id, '--url', 'http://example.com'], /must be a local address/],
   ])('%j is a usage error: one sentence, exit 2', async (args, message) => {

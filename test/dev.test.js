@@ -136,6 +136,41 @@ describe('in a temporary copy of the workbook', () => {
     expect(await devCheck()).toEqual(expect.arrayContaining([`labs/${thirdLab.slug}: a lab folder missing from labs/labs.json (add its entry there)`]));
     fs.writeFileSync(metadata, entries);
 
+    // The reference fix in plain sight: an excerpt of the solution, or a
+    // block holding one of its lines, in the raw walkthrough.
+    const solutionFile = path.join(root, 'solutions', first.slug, 'app.js');
+    const solutionSource = fs.readFileSync(solutionFile, 'utf8');
+    const starterLines = new Set(fs.readFileSync(path.join(lab, 'app.js'), 'utf8').split('\n').map((l) => l.trim()));
+    const fixLine = solutionSource
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.length > 25 && !starterLines.has(l) && !/^(\/\/|\*|const .*require\()/.test(l));
+    edit(readme, '## Verify', `\`\`\`js title="solutions/${first.slug}/app.js"\n${fixLine}\n\`\`\`\n\n\`\`\`js\n${fixLine}\n\`\`\`\n\n## Verify`);
+    const shown = lines(await devCheck(), new RegExp(`${first.slug}/README\\.md:\\d+: the reference fix in plain sight`));
+    expect(shown).toHaveLength(2);
+    expect(shown.join('\n')).toMatch(/quotes solutions\/.*solution-code directive/);
+    expect(shown.join('\n')).toContain(fixLine);
+    fs.writeFileSync(readme, original);
+
+    // A solution-code directive whose lines moved: dev pin follows them; whose
+    // lines changed: dev check says so until they are pinned again.
+    expect(original).toMatch(/<!-- solution-code:/);
+    fs.writeFileSync(solutionFile, `// a new first line\n${solutionSource}`);
+    expect(lines(await devCheck(), /solution-code: .* moved to \d+-\d+ \(run npx workbook dev pin\)/).length).toBeGreaterThan(0);
+    expect((await cli(['dev', 'pin'])).code).toBe(0);
+    expect(await devCheck()).toEqual([expect.stringMatching(/no problems/)]);
+    const pinned = fs.readFileSync(readme, 'utf8');
+    const firstExcerpt = /^solutions\/\S+ (\d+)/m.exec(pinned.slice(pinned.indexOf('<!-- solution-code:')));
+    const changed = fs.readFileSync(solutionFile, 'utf8').split('\n');
+    changed[Number(firstExcerpt[1]) - 1] += ' // changed';
+    fs.writeFileSync(solutionFile, changed.join('\n'));
+    expect(lines(await devCheck(), /solution-code: .* changed since the walkthrough pinned it/)).toHaveLength(1);
+    expect((await cli(['dev', 'pin'])).code).toBe(1); // a change is not accepted silently
+    expect((await cli(['dev', 'pin', '--accept'])).code).toBe(0);
+    expect(await devCheck()).toEqual([expect.stringMatching(/no problems/)]);
+    fs.writeFileSync(solutionFile, solutionSource);
+    fs.writeFileSync(readme, original);
+
     expect(await devCheck()).toEqual([expect.stringMatching(/no problems/)]);
   });
 });

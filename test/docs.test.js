@@ -15,7 +15,8 @@ const { spawn } = require('node:child_process');
 const { track } = require('../scripts/harness/children');
 const { capturedResults } = require('../scripts/lib/captures');
 const { inPool } = require('./helpers/pool');
-const { labs, findLab, ROOT, checkOf } = require('../scripts/lib/labs');
+const { labs, findLab, ROOT, checkOf, marginsOf } = require('../scripts/lib/labs');
+const { worstMargins } = require('../site/src/lib/margins');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
 const { lintWorkbook } = require('../scripts/lib/lab-lint');
 const COMMANDS = require('../scripts/cli/commands');
@@ -137,7 +138,9 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) =>
         problems.push(`line ${line}: "count: ${key}": ${err.message}`);
         continue;
       }
-      if (expected !== number) problems.push(`line ${line}: says ${written} for "${key}", the code defines ${expected}`);
+      // A measured figure (margins.json) is written rounded: compare at the written precision.
+      const decimals = (written.split('.')[1] || '').length;
+      if (Number(expected.toFixed(decimals)) !== number) problems.push(`line ${line}: says ${written} for "${key}", the source says ${expected}`);
     }
     expect(problems).toEqual([]);
   });
@@ -159,7 +162,13 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) =>
  * starter and the solution; `series <name>`: how many samples the captured
  * results' list `name` holds (e.g. the lone requests a median is taken of),
  * the same for both; `threshold <gate>`, `setting <name>`,
- * `standard-load <field>`: the check definition's own values.
+ * `standard-load <field>`: the check definition's own values. From the
+ * measured margins (check/margins.json, `npm run bench -- --write`):
+ * `worst-margin <gate> <side>`, the worst run of every bench as a factor
+ * (as the site's "How the checks measure" page shows it); `bench-median
+ * <gate> <side> <node major> [hogs]`, a bench's median figure (its ratio ×
+ * the threshold, in the gate's unit). Those two are compared at the
+ * precision the prose writes them.
  */
 const COUNT_SOURCES = {
   responses(lab) {
@@ -186,6 +195,17 @@ const COUNT_SOURCES = {
     if (counts.has(undefined)) throw new Error(`the captured results have no list "${name}" in their series`);
     if (counts.size !== 1) throw new Error(`the captured starter and solution have different numbers of "${name}" samples (${[...counts].join(', ')}): capture again`);
     return [...counts][0];
+  },
+  'worst-margin'(lab, gate, side) {
+    const row = worstMargins([{ id: gate }], marginsOf(lab))[0];
+    if (!row[side]) throw new Error(`check/margins.json records no ${side} runs of the gate "${gate}"`);
+    return row[side].margin;
+  },
+  'bench-median'(lab, gate, side, node, hogs = '0') {
+    const bench = (marginsOf(lab)?.benches || []).find((b) => b.node.startsWith(`v${node}.`) && b.hogs === Number(hogs));
+    const recorded = bench?.gates?.[gate]?.[side];
+    if (!recorded) throw new Error(`check/margins.json has no bench of the gate "${gate}" (${side}) on Node ${node} with ${hogs} CPU hogs`);
+    return recorded.ratio * checkOf(lab).threshold(gate);
   },
   'standard-load'(lab, field) {
     const value = checkOf(lab).standardLoad[field];

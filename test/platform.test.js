@@ -246,8 +246,44 @@ describe('7 · a prof hot spot in a path with spaces', () => {
       '',
     ].join('\n');
     const spot = profHotspot(report, app);
-    expect(spot).toMatchObject({ callee: 'pbkdf2Sync', caller: 'hashPassword', line: 4, exact: true });
+    expect(spot).toMatchObject({ callee: 'pbkdf2Sync', caller: 'hashPassword', line: 4, by: 'name' });
     expect(spot.text).toMatch(/pbkdf2Sync\(/);
+  });
+
+  // A profile records where a function starts, not the line a call came
+  // from: a line is named only when the function calls the callee once.
+  test('the hot spot names a line only when the calling function has one call to the callee', () => {
+    const { hotspotAt } = require('../scripts/profile/read/source-line');
+    const { describeHotspot } = require('../scripts/profile/read/cpuprofile');
+    const app = path.join(scratch, 'calls.js');
+    fs.writeFileSync(
+      app,
+      [
+        "'use strict';",
+        "const express = require('express');",
+        "const fs = require('node:fs');",
+        "app.get('/products/:sku', (req, res) => {",
+        '  const product = catalogue.get(req.params.sku);',
+        "  if (!product) return res.status(404).json({ error: 'no product' });",
+        '  res.json(product);',
+        '});',
+        "app.get('/report', (req, res) => {",
+        "  const template = handlebars.compile(fs.readFileSync('t.hbs', 'utf8'));",
+        '  res.send(template({}));',
+        '});',
+      ].join('\n'),
+    );
+    const spot = (start, callee) => describeHotspot(hotspotAt(app, start, callee, { sharePct: 40, callee: callee.name, calleeOrigin: callee.package, caller: '' }));
+    // Two calls to json: no line is the call; both are listed.
+    const two = spot(4, { name: 'json', package: 'express' });
+    expect(two).toMatch(/under `json \(express\)`, reached from the function at \S*calls\.js:4\. It calls `json` on lines 6 and 7, and a profile does not record which/);
+    expect(two).not.toMatch(/called from/);
+    // The module's top level calls require twice.
+    expect(spot(1, { name: 'require' })).toMatch(/reached from the top level of \S*calls\.js\. It calls `require` on lines 2 and 3/);
+    // No call by the callee's name, one call into its package: said as such.
+    expect(spot(9, { name: 'ret', package: 'handlebars' })).toMatch(/reached from the function at \S*calls\.js:9, whose one call into handlebars is line 10:\n\s+const template = handlebars\.compile/);
+    // One call by name: that line.
+    expect(spot(9, { name: 'readFileSync' })).toMatch(/called from \S*calls\.js:10:/);
   });
 });
 

@@ -33,6 +33,27 @@ const starter = (id) => {
   return app;
 };
 
+test('a sampling heap profile reads as live memory by allocating function, self bytes summed per function', () => {
+  const { readHeapProfile } = require('../scripts/profile/read/heap-profile');
+  const frame = (functionName, lineNumber) => ({ functionName, url: 'file:///app/pricing.js', lineNumber, columnNumber: 0, scriptId: '1' });
+  const profile = {
+    head: {
+      callFrame: { functionName: '(root)', url: '', lineNumber: -1, columnNumber: -1, scriptId: '0' },
+      selfSize: 0,
+      children: [
+        { callFrame: frame('priceQuote', 87), selfSize: 300, children: [{ callFrame: frame('forecastDemand', 56), selfSize: 500, children: [] }] },
+        { callFrame: frame('other', 9), selfSize: 100, children: [{ callFrame: frame('forecastDemand', 56), selfSize: 100, children: [] }] },
+      ],
+    },
+  };
+  const { totalBytes, functions } = readHeapProfile(profile, { top: 2 });
+  expect(totalBytes).toBe(1000);
+  expect(functions.map((f) => [f.functionName, f.bytes, f.share, f.location])).toEqual([
+    ['forecastDemand', 600, 0.6, '/app/pricing.js:57'],
+    ['priceQuote', 300, 0.3, '/app/pricing.js:88'],
+  ]);
+});
+
 test('cpu on lab 01 names the pbkdf2Sync line of the starter as the hot spot', async () => {
   const { code, stdout, stderr } = await runCli(['profile', '01', '--tool', 'cpu', '--duration', '1', '--app', starter('01')]);
   expect(code).toBe(0);

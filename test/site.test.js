@@ -17,6 +17,7 @@ const { worstMargins, factorText } = require('../site/src/lib/margins');
 const SITE_KINDS = require('../site/src/components/LabCharts/kinds').CHART_KINDS;
 const { shippedContent } = require('../scripts/lib/shipped');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
+const { parseDirectives, resolveExcerpt } = require('../scripts/lib/solution-code');
 const { ensureBuilt, BUILD_DIR } = require('../scripts/lib/site');
 const { browserDescribe, useSiteInBrowser } = require('./helpers/site-browser');
 const { runCheck } = require('../scripts/checks/run-check');
@@ -24,11 +25,20 @@ const { capturedResults } = require('../scripts/lib/captures');
 
 const written = labs.filter((lab) => fs.existsSync(lab.readme));
 
-/** The code blocks of a README whose title is a workbook path: the site must show each. */
+/**
+ * The code blocks of a README whose title is a workbook path, and the files
+ * its solution-code directives show: the site must show each, under its path.
+ */
 function titledBlocks(readme) {
-  return readWalkthrough(readme)
+  const titled = readWalkthrough(readme)
     .codeBlocks.map((block) => block.title)
     .filter((title) => /^(labs|solutions|scripts|test)\//.test(title ?? ''));
+  return [...titled, ...directiveExcerpts(readme).map((e) => e.path)];
+}
+
+/** The excerpts named by a README's solution-code directives. */
+function directiveExcerpts(readme) {
+  return parseDirectives(fs.readFileSync(readme, 'utf8')).flatMap((d) => d.excerpts);
 }
 
 /** A line of a file that is long enough to be unmistakable on a page. */
@@ -124,12 +134,13 @@ describe('the next step after a check, in the words both the terminal and the si
   const result = (lab, verdict) => ({ lab: lab.slug, verdict, app: `labs/${lab.slug}/app.js`, responses: [] });
   const last = list.at(-1);
 
-  test('after a pass it points at the first lab not passed yet, wherever it is', () => {
+  test('after a pass it names the next unfinished lab in order, and an earlier one only when none is left after it, never "back"', () => {
     const unfinished = [list[0].slug, last.slug];
     const text = partsToText(nextStepParts(result(list[1], 'pass'), { labs: list, unfinished }));
-    expect(text).toContain(`go back to lab ${list[0].id}: npx workbook check ${list[0].id}`);
-    const fromFirst = partsToText(nextStepParts(result(list[0], 'pass'), { labs: list, unfinished }));
-    expect(fromFirst).toMatch(new RegExp(`go on to lab ${last.id}: npx workbook check ${last.id}$`));
+    expect(text).toMatch(new RegExp(`go on to lab ${last.id}: npx workbook check ${last.id}$`));
+    const earlier = partsToText(nextStepParts(result(last, 'pass'), { labs: list, unfinished: [list[0].slug] }));
+    expect(earlier).toMatch(new RegExp(`go on to lab ${list[0].id}, not passed yet: npx workbook check ${list[0].id}$`));
+    for (const t of [text, earlier]) expect(t).not.toMatch(/go back/);
   });
 
   test('the last lab is not "the last lab" while others are unfinished, and all passed says so', () => {
@@ -198,6 +209,26 @@ describe('the built site', () => {
       // The shipped starter and every excerpt, rendered at build time under their paths.
       expect(html).toContain(`labs/${lab.slug}/app.js`);
       for (const title of titledBlocks(lab.readme)) expect(html).toContain(title);
+      // The reference fix, absent from the README as written, is folded into the page.
+      const excerpts = directiveExcerpts(lab.readme);
+      if (excerpts.length) {
+        expect(html).toMatch(/<details[^>]*workbook-solution-code/);
+        for (const excerpt of excerpts) {
+          const code = resolveExcerpt(ROOT, excerpt).lines.map((l) => l.trim()).find((l) => l.length > 20);
+          if (code) expect(squash(decode(articleText(`labs/${lab.slug}`)))).toContain(squash(code));
+        }
+      }
+    }
+  });
+
+  test("a captured check the machine was too noisy to judge is not drawn as a failed gate", () => {
+    for (const lab of written) {
+      const results = capturedResults(lab);
+      if (!results) continue;
+      const html = fs.readFileSync(path.join(BUILD_DIR, 'labs', lab.slug, 'index.html'), 'utf8');
+      const noisyPast = Object.values(results).filter((r) => r.verdict === 'noisy').flatMap((r) => r.gates.filter((g) => !g.pass));
+      // One "?" cell per figure past its threshold in a noisy run, and no more.
+      expect((html.match(/data-gate-cell="?noisy/g) || []).length).toBe(noisyPast.length);
     }
   });
 

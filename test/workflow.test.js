@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, labs } = require('../scripts/lib/labs');
+const { ROOT, labs, checkOf } = require('../scripts/lib/labs');
 const { readWalkthrough, readWalkthroughSection } = require('../scripts/lib/walkthrough');
 const { startCli, runCli, waitForOutput } = require('./helpers/cli');
 const { processesRunning } = require('./helpers/leftovers');
@@ -33,8 +33,9 @@ describe('hint', () => {
       const shown = Math.min(i, hints.length);
       expect(stdout).toContain(`hint ${shown} of ${hints.length}`);
       expect(stdout).not.toContain(`hint ${shown - 1} of`); // only the new one
-      // The README's Markdown, as the terminal shows it (no backticks).
-      expect(stdout.replace(/\s+/g, ' ')).toContain(hints[shown - 1].replace(/`/g, '').split(/\s+/).slice(0, 6).join(' '));
+      // The README's Markdown, as the terminal shows it: inline code keeps
+      // its backticks (so it still reads as code without colour).
+      expect(stdout.replace(/\s+/g, ' ')).toContain(hints[shown - 1].split(/\s+/).slice(0, 6).join(' '));
     }
     const again = await runCli(['hint', lab01.id, '--again'], { env });
     for (let i = 1; i <= hints.length; i++) expect(again.stdout).toContain(`hint ${i} of ${hints.length}`);
@@ -55,7 +56,63 @@ describe('list', () => {
     fs.writeFileSync(file, JSON.stringify(record));
     const { code, stdout } = await runCli(['list'], { env: { WORKBOOK_PROGRESS_FILE: file } });
     expect(code).toBe(0);
-    expect(stdout).toMatch(new RegExp(`${other.id} {2}${escape(other.title)}\\s+in progress\\s+best: throughput vs the reference 0\\.17 × \\(fail, 5 min ago\\)`));
+    // "not started" while labs/ holds the shipped starter (a fresh clone),
+    // "in progress" when the learner has changed it: the record's best either way.
+    expect(stdout).toMatch(new RegExp(`${other.id} {2}${escape(other.title)}\\s+(not started|in progress)\\s+best: throughput vs the reference 0\\.17 × \\(fail, 5 min ago\\)`));
+  });
+});
+
+describe('progress: the state of a lab follows its file', () => {
+  // In this process, with a record in the scratch folder and the lab's app
+  // a scratch file (the real labs/ are the learner's).
+  const app = path.join(scratch, 'state-app.js');
+  const lab = { ...other, app };
+  const { blobId, shippedContent } = require('../scripts/lib/shipped');
+  let progress;
+  beforeAll(() => {
+    jest.isolateModules(() => {
+      process.env.WORKBOOK_PROGRESS_FILE = path.join(scratch, 'state-progress.json');
+      progress = require('../scripts/lib/progress');
+      delete process.env.WORKBOOK_PROGRESS_FILE;
+    });
+  });
+  const gate = (id, pass, margin, value = 1) => ({ id, label: id, value, unit: 'ms', pass, margin });
+  const result = (verdict, gates) => ({ verdict, startedAt: new Date().toISOString(), gates });
+  const lessonGate = checkOf(other).starterFails[0];
+  const sideGate = 'another-gate';
+
+  test('a pass is told by the lesson\'s gate; a file put back as it passed passes again; the starter put back is not started', () => {
+    fs.writeFileSync(app, '// my fix, first try\n');
+    progress.recordCheck(lab, result('pass', [gate(lessonGate, true, 9, 5), gate(sideGate, true, 1.5, 50)]), { app });
+    expect(progress.stateOf(lab).state).toBe('passing');
+    // The best says the lesson's figure, not the side gate nearest its threshold.
+    expect(progress.stateOf(lab).entry.best.headline.id).toBe(lessonGate);
+
+    fs.writeFileSync(app, '// my fix, second try\n');
+    progress.recordCheck(lab, result('fail', [gate(lessonGate, false, 2), gate(sideGate, true, 3)]), { app });
+    expect(progress.stateOf(lab).state).toBe('in-progress');
+    // After a fail, the headline is what failed; the best stays the pass.
+    expect(progress.stateOf(lab).entry.last.headline).toMatchObject({ id: lessonGate, pass: false });
+    expect(progress.stateOf(lab).entry.best.verdict).toBe('pass');
+
+    fs.writeFileSync(app, '// my fix, first try\n'); // put back as it was when it passed
+    expect(progress.stateOf(lab).state).toBe('passing');
+
+    const starter = shippedContent(other);
+    if (!starter.error) {
+      fs.writeFileSync(app, starter.content); // `reset`: the shipped starter again
+      expect(blobId(fs.readFileSync(app, 'utf8'))).toBe(blobId(starter.content));
+      expect(progress.stateOf(lab).state).toBe('not-started');
+      expect(progress.stateOf(lab).entry.best.verdict).toBe('pass'); // the record is kept
+    }
+  });
+
+  test('of two fails, the best is the one nearer its threshold', () => {
+    const otherLab = { ...third, app };
+    fs.writeFileSync(app, '// a try\n');
+    progress.recordCheck(otherLab, result('fail', [gate('g', false, 2)]), { app });
+    progress.recordCheck(otherLab, result('fail', [gate('g', false, 8)]), { app });
+    expect(progress.stateOf(otherLab).entry.best.headline.margin).toBe(2);
   });
 });
 

@@ -3,19 +3,21 @@
 // `dev check`.
 //   dev new NN slug --title "…"   scaffold a lab's own files and its metadata entry
 //   dev check                     lint every lab without measuring anything
-//   dev tables                    rewrite the generated lab tables (README)
+//   dev tables                    rewrite the generated tables (README's labs, the tool matrix everywhere)
+//   dev pin [--accept]            pin the walkthroughs' solution-code directives to their lines
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { ROOT, readLabs } = require('../lib/labs');
 const { lintWorkbook } = require('../lib/lab-lint');
 const { scaffoldLab } = require('../lib/lab-template');
-const { writeReadmeTable, writeClassroomWorkflow, CLASSROOM_WORKFLOW } = require('../lib/lab-tables');
+const { writeReadmeTable, writeClassroomWorkflow, writeToolMatrixTables, CLASSROOM_WORKFLOW } = require('../lib/lab-tables');
 const { blobId, MANIFEST } = require('../lib/shipped');
+const { pinDirectives } = require('../lib/solution-code');
 const { UsageError } = require('./errors');
 const { bold, green, red } = require('../lib/style');
 
-const USAGE = 'npx workbook dev <new NN slug --title "…" | check | tables> [--root DIR]';
+const USAGE = 'npx workbook dev <new NN slug --title "…" | check | tables | pin [--accept]> [--root DIR]';
 
 function rootOf(values) {
   return values.root ? path.resolve(values.root) : ROOT;
@@ -70,6 +72,28 @@ const SUBCOMMANDS = {
     return 1;
   },
 
+  /**
+   * Pins every walkthrough's solution-code directives (scripts/lib/solution-code.js):
+   * writes missing pins, follows lines that moved; --accept re-pins lines
+   * that changed, once the prose around them has been read again.
+   */
+  pin({ values }) {
+    const root = rootOf(values);
+    let problems = 0;
+    for (const lab of readLabs(root)) {
+      if (!fs.existsSync(lab.readme)) continue;
+      const rel = path.relative(root, lab.readme).split(path.sep).join('/');
+      const source = fs.readFileSync(lab.readme, 'utf8');
+      const result = pinDirectives(root, source, { accept: Boolean(values.accept) });
+      for (const c of result.changes) console.log(`${rel}: ${c}`);
+      for (const p of result.problems) console.log(red(`${rel}: ${p}`));
+      problems += result.problems.length;
+      if (result.text !== source) fs.writeFileSync(lab.readme, result.text);
+    }
+    console.log(problems ? `dev pin: ${problems} excerpt${problems > 1 ? 's' : ''} left as they were.` : green('dev pin: every solution-code directive is pinned.'));
+    return problems ? 1 : 0;
+  },
+
   tables({ values }) {
     const root = rootOf(values);
     const labs = readLabs(root);
@@ -77,6 +101,8 @@ const SUBCOMMANDS = {
     const classroom = writeClassroomWorkflow(root, labs);
     console.log(readme ? 'README.md: lab table rewritten from labs/labs.json.' : 'README.md: lab table already up to date.');
     console.log(`${CLASSROOM_WORKFLOW}: ${classroom ? 'rewritten from labs/labs.json.' : 'already up to date.'}`);
+    const matrix = writeToolMatrixTables(root, labs).map((f) => path.relative(root, f).split(path.sep).join('/'));
+    console.log(matrix.length ? `Tool-matrix tables rewritten from scripts/dev/tool-matrix.json: ${matrix.join(', ')}.` : 'Tool-matrix tables already up to date.');
     return 0;
   },
 };
@@ -87,14 +113,17 @@ module.exports = {
   help: [
     '  dev new NN slug --title "…"   scaffold a lab\'s own files and its entry in labs/labs.json',
     '  dev check                     lint every lab in seconds, without measuring: one line per problem',
-    '  dev tables                    rewrite the README\'s lab table and the classroom workflow from labs/labs.json',
+    '  dev tables                    rewrite the README\'s lab table and the classroom workflow from labs/labs.json,',
+    '                                and every tool-matrix table from scripts/dev/tool-matrix.json',
+    '  dev pin [--accept]            pin the walkthroughs\' solution-code directives to their lines in',
+    '                                solutions/ (follows lines that moved; --accept re-pins changed ones)',
     '  --root DIR                    act on another copy of the workbook',
   ],
-  options: { title: { type: 'string' }, root: { type: 'string' } },
+  options: { title: { type: 'string' }, root: { type: 'string' }, accept: { type: 'boolean' } },
   async run({ values, positionals }) {
     const [sub, ...rest] = positionals;
     const handler = SUBCOMMANDS[sub];
-    if (!handler) throw new UsageError(sub ? `There is no "dev ${sub}".` : 'Say what to do: new, check or tables.', USAGE);
+    if (!handler) throw new UsageError(sub ? `There is no "dev ${sub}".` : 'Say what to do: new, check, tables or pin.', USAGE);
     return handler({ values, positionals: rest });
   },
 };

@@ -30,7 +30,12 @@ module.exports = {
     if (show < hints.length) {
       console.log(dim(`Still stuck? npx workbook hint ${lab.id} shows hint ${show + 1}. Then check your change: npx workbook check ${lab.id}`));
     } else {
-      console.log(dim(`That was the last hint. The walkthrough's "Fix" section (labs/${lab.slug}/README.md) shows the whole change.`));
+      console.log(
+        dim(
+          `That was the last hint. The walkthrough's "Fix" section (labs/${lab.slug}/README.md) says what the reference changes; ` +
+            `its code is folded into the workbook's site (npm start), and npx workbook solution ${lab.id} shows it once your check passes.`,
+        ),
+      );
     }
     return 0;
   },

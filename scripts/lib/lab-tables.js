@@ -1,8 +1,10 @@
 'use strict';
-// Everything that lists the labs, generated from labs/labs.json so none can
-// miss a lab: the README's lab table (between its markers) and the GitHub
-// Classroom autograding workflow. `npx workbook dev tables` rewrites them;
-// `dev check` says when one is stale.
+// Everything generated from one source so that no copy can drift: from
+// labs/labs.json, the README's lab table (between its markers) and the
+// GitHub Classroom autograding workflow; from scripts/dev/tool-matrix.json
+// (one run of scripts/dev/tool-matrix.js), every table of the profiler
+// matrix, in the README and in the walkthroughs. `npx workbook dev tables`
+// rewrites them; `dev check` says when one is stale.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -99,4 +101,109 @@ function writeClassroomWorkflow(root, labs) {
   return true;
 }
 
-module.exports = { README_MARKERS, CLASSROOM_WORKFLOW, labTable, writeReadmeTable, classroomWorkflow, writeClassroomWorkflow };
+// The profiler matrix. A table of it sits between two markers; the start
+// marker says which rows it shows ("all", or tool@lab pairs):
+//   <!-- tool-matrix:start rows="prof@01 cpu@01" (generated from scripts/dev/tool-matrix.json by `npx workbook dev tables`) -->
+//   …table…
+//   <!-- tool-matrix:end -->
+const TOOL_MATRIX_FILE = path.join(__dirname, '..', 'dev', 'tool-matrix.json');
+const TOOL_MATRIX_START = /<!-- tool-matrix:start rows="([^"]*)"[^>]*-->/g;
+const TOOL_MATRIX_END = '<!-- tool-matrix:end -->';
+
+/** The recorded matrix at `root` (the workbook's own by default), or null when there is none. */
+function readToolMatrix(root) {
+  const file = root ? path.join(root, path.relative(path.join(__dirname, '..', '..'), TOOL_MATRIX_FILE)) : TOOL_MATRIX_FILE;
+  return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null;
+}
+
+/**
+ * The matrix as a Markdown table: every row, or the `tool@lab` pairs of
+ * `rows` in that order, with a line saying where and when it was measured.
+ * @throws {Error} when a pair asked for is not in the matrix
+ */
+function toolMatrixTable(matrix, rows = 'all') {
+  const key = (r) => `${r.tool}@${r.lab}`;
+  const wanted = rows === 'all' ? matrix.rows : rows.split(/\s+/).filter(Boolean).map((k) => {
+    const row = matrix.rows.find((r) => key(r) === k);
+    if (!row) throw new Error(`the tool matrix has no row ${k} (it has ${matrix.rows.map(key).join(', ')})`);
+    return row;
+  });
+  const label = (r) => `\`${r.tool}\` on lab ${r.lab}${r.duration && r.duration !== matrix.duration ? ` (${r.duration} s)` : ''}`;
+  return [
+    `| tool | ${matrix.versions.map((v) => `Node ${v.replace(/^v/, '')}`).join(' | ')} |`,
+    `|---|${matrix.versions.map(() => '---').join('|')}|`,
+    ...wanted.map((r) => `| ${label(r)} | ${r.cells.join(' | ')} |`),
+    '',
+    `Measured on ${matrix.date} with \`node scripts/dev/tool-matrix.js\` (${matrix.machine}; ${matrix.duration} s of the lab's standard load per run${
+      wanted.some((r) => r.duration) ? ', `gc` 10 s' : ''
+    }); recorded in \`scripts/dev/tool-matrix.json\`.`,
+  ].join('\n');
+}
+
+/** `text` with every tool-matrix table regenerated from `matrix`. */
+function withToolMatrixTables(text, matrix) {
+  return text.replace(new RegExp(`(${TOOL_MATRIX_START.source})[\\s\\S]*?${escapeRegExp(TOOL_MATRIX_END)}`, 'g'), (whole, start, rows) => `${start}\n\n${toolMatrixTable(matrix, rows)}\n\n${TOOL_MATRIX_END}`);
+}
+
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The files that hold tool-matrix tables: the README and the walkthroughs. */
+function toolMatrixFiles(root, labs) {
+  return [path.join(root, 'README.md'), ...labs.map((lab) => lab.readme)].filter((f) => fs.existsSync(f));
+}
+
+/**
+ * The files whose tool-matrix tables differ from the recorded matrix, with
+ * the reason when a table cannot be generated (a row it names is missing).
+ * @returns {Array<{file:string, problem:string}>}
+ */
+function staleToolMatrixTables(root, labs) {
+  const matrix = readToolMatrix(root);
+  const stale = [];
+  for (const file of toolMatrixFiles(root, labs)) {
+    const text = fs.readFileSync(file, 'utf8').replace(/\r\n/g, '\n');
+    if (!new RegExp(TOOL_MATRIX_START.source).test(text)) continue;
+    if (!matrix) {
+      stale.push({ file, problem: 'has a tool-matrix table, but scripts/dev/tool-matrix.json is missing' });
+      continue;
+    }
+    try {
+      if (withToolMatrixTables(text, matrix) !== text) stale.push({ file, problem: 'its tool-matrix table is out of date with scripts/dev/tool-matrix.json (run npx workbook dev tables)' });
+    } catch (err) {
+      stale.push({ file, problem: `its tool-matrix table cannot be generated: ${err.message}` });
+    }
+  }
+  return stale;
+}
+
+/** Rewrites every tool-matrix table; returns the files that changed. */
+function writeToolMatrixTables(root, labs) {
+  const matrix = readToolMatrix(root);
+  if (!matrix) return [];
+  const changed = [];
+  for (const file of toolMatrixFiles(root, labs)) {
+    const text = fs.readFileSync(file, 'utf8');
+    const next = withToolMatrixTables(text, matrix);
+    if (next !== text) {
+      fs.writeFileSync(file, next);
+      changed.push(file);
+    }
+  }
+  return changed;
+}
+
+module.exports = {
+  README_MARKERS,
+  CLASSROOM_WORKFLOW,
+  TOOL_MATRIX_FILE,
+  labTable,
+  writeReadmeTable,
+  classroomWorkflow,
+  writeClassroomWorkflow,
+  readToolMatrix,
+  toolMatrixTable,
+  staleToolMatrixTables,
+  writeToolMatrixTables,
+};

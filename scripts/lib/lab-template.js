@@ -7,6 +7,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { SECTIONS } = require('./walkthrough');
+const { pinOf } = require('./solution-code');
 
 /** Every lab's verdict test, byte for byte (dev check compares). */
 const VERDICTS_TEST = `'use strict';
@@ -43,11 +44,19 @@ app.get('/health', (req, res) => res.send('ok'));
 ${LISTEN}`;
 }
 
-function walkthrough(id, title) {
+function walkthrough(id, title, fullSlug) {
+  // The solution's /work route: lines 7-9 of solution() below.
+  const route = solution().split('\n').slice(6, 9);
   const body = {
     'The symptom': 'TODO: what a user of this service sees, in one paragraph.',
     Hints: '1. TODO: the first rung: where to look.\n2. TODO: the second rung: what the profile says.\n3. TODO: the third rung: which change, without its code.',
-    Fix: 'TODO: the fix, explained; its code behind a spoiler:\n\n<details>\n<summary>The reference fix</summary>\n\nTODO\n\n</details>',
+    Fix: [
+      'TODO: the fix, explained in words. Its code stays out of this file (learners read it raw):',
+      'a solution-code directive names the solution\'s lines, and the site folds them in',
+      '(scripts/lib/solution-code.js; `npx workbook dev pin` pins them again after a change).',
+      '',
+      `<!-- solution-code: The reference fix\nsolutions/${fullSlug}/app.js 7-9 #${pinOf(route)}\n-->`,
+    ].join('\n'),
     Verify: `\`\`\`sh\nnpx workbook check ${id}\n\`\`\``,
   };
   return [`# Lab ${id} · ${title}`, '', ...SECTIONS.flatMap((s) => [`## ${s}`, '', body[s] || 'TODO', ''])].join('\n');
@@ -181,7 +190,7 @@ function scaffoldLab(root, { number, slug, title, minutes = 40, teaches = 'TODO:
   if (entries.some((e) => e.slug.slice(0, 2) === id)) throw new Error(`lab ${id} already exists (${entries.find((e) => e.slug.slice(0, 2) === id).slug}).`);
   const files = {
     [`labs/${fullSlug}/app.js`]: starter(),
-    [`labs/${fullSlug}/README.md`]: walkthrough(id, title),
+    [`labs/${fullSlug}/README.md`]: walkthrough(id, title, fullSlug),
     [`labs/${fullSlug}/check/index.js`]: check(id),
     [`labs/${fullSlug}/check/verdicts.test.js`]: VERDICTS_TEST,
     [`labs/${fullSlug}/check/margins.json`]: `${JSON.stringify(MARGINS, null, 2)}\n`,

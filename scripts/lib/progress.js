@@ -4,7 +4,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { labs } = require('./labs');
+const { labs, checkOf } = require('./labs');
 const { WORK_DIR, blobId, shippedBlobId } = require('./shipped');
 
 // WORKBOOK_PROGRESS_FILE: the workbook's own tests keep their records apart
@@ -26,11 +26,39 @@ function save(data) {
   fs.renameSync(temp, FILE); // never leave a half-written record
 }
 
-/** The gate that best summarises a result: the one furthest from passing. */
-function headline(result) {
+// How many app versions per lab keep their last verdict (so that a file put
+// back as it was when it passed reads as passing again).
+const VERSIONS_KEPT = 20;
+
+/**
+ * The gate that best summarises a result. After a fail, the gate furthest
+ * past its threshold: what to work on. After a pass, the lesson's own gate
+ * (one the shipped starter fails, `starterFails` of the lab's check), the
+ * one nearest its threshold if there are several: a pass is told by the
+ * figure the lab is about, not by a side gate that merely stayed fine.
+ */
+function headline(result, lessonGates = []) {
   if (!result.gates.length) return null;
-  const worst = [...result.gates].sort((a, b) => (a.pass === b.pass ? a.margin - b.margin : a.pass ? 1 : -1))[0];
-  return { id: worst.id, label: worst.label, value: worst.value, unit: worst.unit, pass: worst.pass, margin: worst.margin };
+  const failing = result.gates.filter((g) => !g.pass);
+  const lesson = result.gates.filter((g) => lessonGates.includes(g.id));
+  const pool = failing.length ? failing : lesson.length ? lesson : result.gates;
+  const pick = [...pool].sort((a, b) => (a.pass ? a.margin - b.margin : b.margin - a.margin))[0];
+  return { id: pick.id, label: pick.label, value: pick.value, unit: pick.unit, pass: pick.pass, margin: pick.margin };
+}
+
+function lessonGatesOf(lab) {
+  try {
+    return checkOf(lab).starterFails;
+  } catch {
+    return [];
+  }
+}
+
+/** How good a summary is, for keeping the best: its verdict, then how far inside (or past) its headline gate landed. */
+function standing(summary) {
+  const h = summary.headline;
+  const margin = !h || !Number.isFinite(h.margin) ? 1 : h.pass ? h.margin : 1 / h.margin;
+  return [rank(summary), margin];
 }
 
 /**
@@ -46,13 +74,19 @@ function recordCheck(lab, result, { app }) {
     verdict: result.verdict,
     at: result.startedAt,
     appHash,
-    headline: headline(result),
+    headline: headline(result, lessonGatesOf(lab)),
     gates: Object.fromEntries(result.gates.map((g) => [g.id, g.value])),
   };
   entry.last = summary;
-  const better = !entry.best || rank(summary) > rank(entry.best) ||
-    (rank(summary) === rank(entry.best) && (summary.headline?.margin ?? 0) > (entry.best.headline?.margin ?? 0));
-  if (better) entry.best = summary;
+  const [rankNow, marginNow] = standing(summary);
+  const [rankBest, marginBest] = entry.best ? standing(entry.best) : [-1, 0];
+  if (rankNow > rankBest || (rankNow === rankBest && marginNow > marginBest)) entry.best = summary;
+  // The last verdict of each version of the file, newest last.
+  if (appHash) {
+    const versions = (entry.versions || []).filter((v) => v.appHash !== appHash);
+    versions.push({ appHash, verdict: result.verdict, at: result.startedAt });
+    entry.versions = versions.slice(-VERSIONS_KEPT);
+  }
   if (result.verdict === 'pass' && !entry.firstPassAt) entry.firstPassAt = result.startedAt;
   data.labs[lab.slug] = entry;
   save(data);
@@ -63,15 +97,19 @@ function rank(summary) {
 }
 
 /**
- * not-started  the app is still the shipped starter and no check was recorded
- * passing      the last check passed and the app has not changed since
+ * not-started  the app is the shipped starter (as shipped, or put back
+ *              since: the record keeps the lab's earlier results)
+ * passing      the last check of the app exactly as it is now passed (a
+ *              file put back as it was when it passed passes again)
  * in-progress  anything else
  */
 function stateOf(lab) {
-  const entry = load().labs[lab.slug];
+  const entry = load().labs[lab.slug] || null;
   const current = fs.existsSync(lab.app) ? blobId(fs.readFileSync(lab.app, 'utf8')) : null;
-  if (entry?.last?.verdict === 'pass' && entry.last.appHash === current) return { state: 'passing', entry };
-  if (!entry?.last && current !== null && current === shippedBlobId(lab)) return { state: 'not-started', entry: entry || null };
+  if (current !== null && current === shippedBlobId(lab)) return { state: 'not-started', entry };
+  const sameFile = (entry?.versions || []).find((v) => v.appHash === current);
+  const verdict = sameFile ? sameFile.verdict : entry?.last?.appHash === current ? entry.last.verdict : null;
+  if (current !== null && verdict === 'pass') return { state: 'passing', entry };
   return { state: 'in-progress', entry };
 }
 

@@ -1,6 +1,8 @@
 'use strict';
 // Markdown from a walkthrough, made readable in a terminal: paragraphs
-// wrapped, code kept as it is, emphasis and links reduced to plain text.
+// wrapped, code kept as it is (inline code keeps its backticks, so that
+// "How many quotes can `quotes` hold" still reads as code without colour),
+// emphasis and links reduced to plain text.
 // Enough for hints and the "Why it works" section; not a general renderer.
 
 const { stripVTControlCharacters } = require('node:util');
@@ -27,7 +29,7 @@ function wrap(text, width, indent) {
 function inline(token) {
   return (token.children || [])
     .map((c) => {
-      if (c.type === 'code_inline') return cyan(c.content);
+      if (c.type === 'code_inline') return cyan(`\`${c.content}\``);
       if (c.type === 'text' || c.type === 'softbreak') return c.type === 'softbreak' ? ' ' : c.content;
       return '';
     })

@@ -28,12 +28,21 @@
 //   judged in its captured result (site/static/captures/index.json, for the
 //   starter and the solution alike), `threshold <gate>` a gate's threshold,
 //   `setting <name>` one of the check's settings, `standard-load <field>` a
-//   field of its standard load. A number a reader could check against the
-//   code and that has no marker is a bug waiting to drift.
+//   field of its standard load, `worst-margin <gate> <side>` and
+//   `bench-median <gate> <side> <node major> [hogs]` figures of the measured
+//   margins (check/margins.json), compared at the precision written. A
+//   number a reader could check against the code and that has no marker is
+//   a bug waiting to drift.
+// - The reference fix's code is NOT in the walkthrough: learners read the
+//   README raw. A solution-code directive (an HTML comment naming pinned
+//   lines of solutions/) stands in its place, and the site folds those
+//   lines in at build time; dev check fails on solution code in plain sight
+//   (scripts/lib/solution-code.js says what counts, and the directive's
+//   format). Hints stop short of code too.
 // - Raw HTML is allowed where GitHub and the site's CommonMark (rehype-raw)
-//   both render it, e.g. <details><summary>…</summary> around the fix's code.
-//   Leave a blank line after <summary>…</summary> and before </details>, or
-//   the Markdown inside is swallowed as HTML (the docs tests look for that).
+//   both render it, e.g. <details><summary>…</summary>. Leave a blank line
+//   after <summary>…</summary> and before </details>, or the Markdown
+//   inside is swallowed as HTML (the docs tests look for that).
 
 const fs = require('node:fs');
 const MarkdownIt = require('markdown-it');

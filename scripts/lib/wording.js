@@ -56,6 +56,9 @@ function withCode(text) {
  * @param {string[]|null} [options.unfinished] slugs of the labs the learner has
  *   not passed yet, or null when their progress is unknown (then the next lab
  *   in order is suggested)
+ *   After a pass it names the next unfinished lab after this one, in order,
+ *   and only when there is none an earlier one; never "go back to" a lab,
+ *   which the learner may never have started.
  * @param {string} [options.advice] the check's advice after a fail (markdown `code`)
  * @param {'check'|'watch'|'site'} [options.where] `npx workbook check`, `watch`
  *   (the next check starts on save) or the site (links instead of file names)
@@ -69,21 +72,24 @@ function nextStepParts(result, { labs, unfinished = null, advice, where = 'check
     case 'pass': {
       const read = site ? ['Read ', { link: '#why-it-works', text: '“Why it works”' }] : [`Read "Why it works" in ${readme}`];
       const solution = where === 'watch' ? [' (', { code: `npx workbook solution ${lab.id}` }, ' shows the reference and why it works.)'] : [];
-      const following = unfinished
-        ? labs.find((l) => l.slug !== lab.slug && unfinished.includes(l.slug))
-        : labs[labs.indexOf(lab) + 1];
+      const here = labs.indexOf(lab);
+      const open = unfinished ? labs.filter((l) => l.slug !== lab.slug && unfinished.includes(l.slug)) : [];
+      const following = unfinished ? open.find((l) => labs.indexOf(l) > here) || open[0] : labs[here + 1];
       if (!following) {
         const done = unfinished ? ' With this one, every lab of the workbook has passed its check.' : ' That was the last lab.';
         return [...read, `.${done}`, ...solution];
       }
-      const go = labs.indexOf(following) < labs.indexOf(lab) ? 'go back to' : 'go on to';
+      // An earlier lab is one not passed yet, which the learner may never
+      // have opened: not one to "go back to".
+      const go = 'go on to';
+      const notYet = labs.indexOf(following) < here ? ', not passed yet' : '';
       if (site) {
         const name = `lab ${following.id}: ${following.title}`;
-        return [...read, `, then ${go} `, following.hasReadme ? { link: following.permalink, text: name } : name, '.'];
+        return [...read, `, then ${go} `, following.hasReadme ? { link: following.permalink, text: name } : name, `${notYet}.`];
       }
       const command = `npx workbook ${where === 'watch' ? 'watch' : 'check'} ${following.id}`;
       // Ends on the command, so it can be copied as it is.
-      const line = [...read, `, then ${go} lab ${following.id}: `, { command }];
+      const line = [...read, `, then ${go} lab ${following.id}${notYet}: `, { command }];
       return where === 'watch' ? [...line, '.', ...solution] : line;
     }
     case 'fail': {

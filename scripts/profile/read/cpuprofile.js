@@ -149,23 +149,46 @@ function foldCpuProfile(profile) {
   return [...stacks].map(([key, count]) => [key.split('\n'), count]);
 }
 
+/** "5", "48 and 49", "5, 6, 7, 8 and 9". */
+function lineList(calls) {
+  const numbers = calls.map((c) => String(c.line));
+  return numbers.length > 1 ? `${numbers.slice(0, -1).join(', ')} and ${numbers.at(-1)}` : numbers[0];
+}
+
 /**
  * The "Hot spot in your code" paragraph: one sentence naming the hot spot in
  * the learner's code, and its line. `unit` names what was counted. A callee
  * in Node.js or V8, or of no stated origin, is named bare.
+ *
+ * A profile knows which function called the callee, not from which line
+ * (scripts/profile/read/source-line.js), so the sentence names a line only
+ * when that function calls the callee on one line; otherwise it names the
+ * function and lists the lines that call it, and says the profile cannot
+ * tell them apart.
  */
 function describeHotspot(h, { unit = 'CPU samples' } = {}) {
   const header = 'Hot spot in your code\n  ';
   if (!h) return `${header}No CPU time was found under your own code: the time is in libraries or Node itself (see the table).`;
   const bare = !h.calleeOrigin || h.calleeOrigin === 'Node.js itself' || h.calleeOrigin === 'V8 and native code';
   const calleeName = bare ? h.callee : `${h.callee} (${h.calleeOrigin})`;
-  return (
-    header +
-    `${h.sharePct.toFixed(0)}% of ${unit} are under \`${calleeName}\`, ` +
-    `${h.exact ? 'called from' : 'reached from the function at'} ${h.file}:${h.line}` +
-    (h.caller && h.caller !== '(anonymous)' ? ` in ${h.caller}()` : '') +
-    `:\n    ${h.text}`
-  );
+  const named = h.caller && h.caller !== '(anonymous)' ? ` in ${h.caller}()` : '';
+  const caller = h.topLevel ? `the top level of ${h.file}` : `the function at ${h.file}:${h.start.line}${named}`;
+  const what = h.by === 'package' ? `into ${h.package}` : `to \`${h.callee}\``;
+  const opening = `${h.sharePct.toFixed(0)}% of ${unit} are under \`${calleeName}\`, `;
+  const quote = (calls) => calls.map((c) => `\n    ${calls.length > 1 ? `${c.line}: ` : ''}${c.text}`).join('');
+  if (h.calls.length === 1 && h.by === 'name') {
+    return `${header}${opening}called from ${h.file}:${h.line}${named}:${quote(h.calls)}`;
+  }
+  if (h.calls.length === 1) {
+    return `${header}${opening}reached from ${caller}, whose one call ${what} is line ${h.line}:${quote(h.calls)}`;
+  }
+  if (h.calls.length > 1) {
+    return (
+      `${header}${opening}reached from ${caller}. It calls ${what.replace(/^to /, '')} on lines ${lineList(h.calls)}, ` +
+      `and a profile does not record which call the samples came through:${quote(h.calls)}`
+    );
+  }
+  return `${header}${opening}reached from ${caller}:${quote([h.start])}`;
 }
 
 module.exports = { readCpuProfile, describeHotspot, foldCpuProfile };

@@ -83,7 +83,20 @@ module.exports = {
     name: 'heapprofiler',
     module: '@clinic/heap-profiler',
     summary: 'Clinic.js HeapProfiler: which functions allocated the memory still alive at the end (no retainers: use --tool heap)',
-    howToOpen: 'open it in a browser: the widest boxes allocated the most memory during the run',
+    // V8's sampling heap profiler drops a sample when its object is
+    // collected (Clinic starts it without the flags that keep them): the
+    // boxes are memory still alive at the end, not all that was allocated.
+    howToOpen: 'open it in a browser: the widest boxes allocated the most of the memory still alive at the end',
+    async after(dataPath, { file, print }) {
+      const { readHeapProfile } = require('../read/heap-profile');
+      const { table } = require('../read/table');
+      const { totalBytes, functions } = readHeapProfile(JSON.parse(fs.readFileSync(dataPath, 'utf8')), { appFile: file });
+      const size = (bytes) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${(bytes / 1024).toFixed(0)} KB`);
+      print(
+        `Memory still alive at the end, by the function that allocated it (sampled: ${size(totalBytes)} in all)\n` +
+          table(functions.map((f) => [`${(100 * f.share).toFixed(0)}%`, f.functionName, f.location]), ['share', 'function', 'where']),
+      );
+    },
   }),
   bubbleprof: clinicTool({
     name: 'bubbleprof',

@@ -13,11 +13,12 @@ const { table } = require('../read/table');
 module.exports = {
   name: 'gc',
   summary: 'garbage-collection trace (--trace-gc) with a leak verdict',
-  async run({ lab, file, dir, duration, progress, print }) {
+  async run({ lab, file, dir, duration, heapMb, progress, print }) {
     const logFile = path.join(dir, 'trace-gc.log');
     const log = fs.createWriteStream(logFile);
+    const nodeArgs = ['--trace-gc', ...(heapMb ? [`--max-old-space-size=${heapMb}`] : [])];
     try {
-      await withApp({ file, nodeArgs: ['--trace-gc'], output: log, progress }, async (app) => {
+      await withApp({ file, nodeArgs, output: log, progress }, async (app) => {
         await applyStandardLoad({ lab, url: app.url, duration, progress });
         app.assertAlive('under load');
       });
@@ -47,7 +48,7 @@ module.exports = {
     if (!t || (!t.rising && !t.level)) {
       print(
         `Only ${summary.old.count} full collection${summary.old.count === 1 ? '' : 's'} in ${duration} s: not enough to tell a level heap from a slow leak. ` +
-          'Run longer (--duration 30), or give the app a small heap as the walkthrough shows (--max-old-space-size).',
+          `Run longer (--duration 30), or give the app a small heap, so that V8 collects it fully more often (--max-old-space-size ${heapMb ? Math.max(8, Math.floor(heapMb / 2)) : 16}).`,
       );
     } else if (t.rising) {
       print(

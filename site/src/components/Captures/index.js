@@ -19,18 +19,24 @@ function MachineLine({ machine }) {
   );
 }
 
-/** Starter and solution side by side, gate by gate. */
+/**
+ * Starter and solution side by side, gate by gate. A run the check called
+ * too noisy judged nothing: its figures past a threshold are shown as what
+ * they are, not as a failed gate.
+ */
 function GateTable({ starter, solution }) {
   const ids = [...new Set([...(starter?.gates || []), ...(solution?.gates || [])].map((g) => g.id))];
   if (!ids.length) return null;
   const cell = (result, id) => {
     const gate = result?.gates?.find((g) => g.id === id);
     if (!gate) return <td>–</td>;
+    const unjudged = !gate.pass && result.verdict === 'noisy';
     return (
-      <td className={gate.pass ? styles.pass : styles.fail}>
-        {gate.pass ? '✓' : '✗'} {formatNumber(gate.value, gate.unit)}
+      <td className={gate.pass ? styles.pass : unjudged ? styles.noisy : styles.fail} data-gate-cell={unjudged ? 'noisy' : gate.pass ? 'pass' : 'fail'}>
+        {gate.pass ? '✓' : unjudged ? '?' : '✗'} {formatNumber(gate.value, gate.unit)}
         <div className={styles.small}>
           {needsText(gate)}; {marginText(gate)}
+          {unjudged && '; this run was too noisy to judge (the check said rerun)'}
         </div>
       </td>
     );

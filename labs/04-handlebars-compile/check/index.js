@@ -235,7 +235,7 @@ module.exports = defineCheck(
     tools: ['cpu', 'flame', 'clinic-doctor', 'clinic-flame'],
     // What the profilers must find in the starter (the extended suite runs each).
     findings: {
-      cpu: /`ret \(handlebars\)`, called from labs\/\S+\/app\.js:88/,
+      cpu: /`ret \(handlebars\)`, reached from the function at labs\/\S+\/app\.js:85, whose one call into handlebars is line 88/,
       'clinic-doctor': /Doctor's verdict: "gc"/,
     },
     charts: [

@@ -159,9 +159,10 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) =>
 /**
  * Where each count marker's number comes from. `responses`: how many
  * responses the lab's check judged in its captured results, the same for the
- * starter and the solution; `series <name>`: how many samples the captured
- * results' list `name` holds (e.g. the lone requests a median is taken of),
- * the same for both; `threshold <gate>`, `setting <name>`,
+ * starter and the solution (a starter stopped by an early FAIL judged fewer,
+ * and is left out: a pass always measures everything); `series <name>`: how
+ * many samples the captured results' list `name` holds (e.g. the lone
+ * requests a median is taken of), the same for both (early stops left out); `threshold <gate>`, `setting <name>`,
  * `standard-load <field>`: the check definition's own values. From the
  * measured margins (check/margins.json, `npm run bench -- --write`):
  * `worst-margin <gate> <side>`, the worst run of every bench as a factor
@@ -174,7 +175,7 @@ const COUNT_SOURCES = {
   responses(lab) {
     const results = capturedResults(lab);
     if (!results || !results.solution) throw new Error(`no captured check result for lab ${lab.id} (npm run capture -- --lab ${lab.id})`);
-    const counts = new Set(Object.values(results).map((r) => r.responses.length));
+    const counts = new Set(completeRuns(results).map((r) => r.responses.length));
     if (counts.size !== 1) throw new Error(`the captured starter and solution judged different numbers of responses (${[...counts].join(', ')}): capture again`);
     return [...counts][0];
   },
@@ -191,7 +192,7 @@ const COUNT_SOURCES = {
   series(lab, name) {
     const results = capturedResults(lab);
     if (!results || !results.solution) throw new Error(`no captured check result for lab ${lab.id} (npm run capture -- --lab ${lab.id})`);
-    const counts = new Set(Object.values(results).map((r) => r.series?.[name]?.length));
+    const counts = new Set(completeRuns(results).map((r) => r.series?.[name]?.length));
     if (counts.has(undefined)) throw new Error(`the captured results have no list "${name}" in their series`);
     if (counts.size !== 1) throw new Error(`the captured starter and solution have different numbers of "${name}" samples (${[...counts].join(', ')}): capture again`);
     return [...counts][0];
@@ -213,6 +214,11 @@ const COUNT_SOURCES = {
     return value;
   },
 };
+
+/** The captured results that measured everything: an early FAIL stops before some responses and series. */
+function completeRuns(results) {
+  return Object.values(results).filter((r) => !r.early);
+}
 
 function countSource(lab, key) {
   const [name, ...args] = key.split(/\s+/);
@@ -276,6 +282,11 @@ test('the root README shows only commands that exist', () => {
     if (problem) problems.push(`${where}: \`${line}\`: ${problem}`);
   }
   expect(problems).toEqual([]);
+});
+
+test('counts of responses and series leave out a run stopped by an early FAIL', () => {
+  const results = { starter: { early: { stage: 'a second of load' }, responses: [{}] }, solution: { early: null, responses: [{}, {}, {}] } };
+  expect(completeRuns(results).map((r) => r.responses.length)).toEqual([3]);
 });
 
 test('a count marker reads the number written directly before it', () => {

@@ -26,7 +26,8 @@
 //   The docs tests compare the number with its source (see COUNT_SOURCES in
 //   test/docs.test.js): `responses` is how many responses the lab's check
 //   judged in its captured result (site/static/captures/index.json, for the
-//   starter and the solution alike), `threshold <gate>` a gate's threshold,
+//   starter and the solution alike, leaving out a starter stopped by an
+//   early FAIL), `threshold <gate>` a gate's threshold,
 //   `setting <name>` one of the check's settings, `standard-load <field>` a
 //   field of its standard load, `worst-margin <gate> <side>` and
 //   `bench-median <gate> <side> <node major> [hogs]` figures of the measured

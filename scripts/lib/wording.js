@@ -7,6 +7,8 @@
 /** 1812 ms, 18.7 ms, 6.72 ms: about three significant digits. */
 function formatNumber(value, unit) {
   if (!Number.isFinite(value)) return String(value);
+  // A count (imports, quotes held) is a whole number: "15 imports", not "15.0".
+  if (Number.isInteger(value)) return `${value}${unit ? ` ${unit}` : ''}`;
   const abs = Math.abs(value);
   const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
   return `${value.toFixed(digits)}${unit ? ` ${unit}` : ''}`;

@@ -104,7 +104,7 @@ async function measure(ctx) {
     info: [
       {
         id: 'heap-growth',
-        label: `heap growth over the ${SETTINGS.blocks * SETTINGS.block} measured requests`,
+        label: `memory growth over the ${SETTINGS.blocks * SETTINGS.block} measured requests`,
         value: (points.at(-1).heapUsed - points[0].heapUsed) / 1024,
         unit: 'KiB',
         text: `from ${mb(points[0].heapUsed)} to ${mb(points.at(-1).heapUsed)}`,

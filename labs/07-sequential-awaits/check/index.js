@@ -360,7 +360,7 @@ module.exports = defineCheck(
     tools: ['bubbleprof', 'cpu', 'clinic-doctor'],
     // What the profilers must find in the starter (the extended suite runs each).
     findings: {
-      cpu: /`fetch`, called from labs\/\S+\/app\.js:15/,
+      cpu: /`fetch`, called from labs\/\S+\/app\.js:21/,
       'clinic-doctor': /✗ flagged +CPU usage/,
     },
     charts: [

@@ -48,7 +48,7 @@ module.exports = {
   // The banner for a wrong baseUrl links to docusaurus.io; the site links nowhere outside itself.
   baseUrlIssueBanner: false,
   plugins: [
-    require.resolve('./plugins/workbook'),
+    './plugins/workbook',
     [
       '@docusaurus/plugin-content-docs',
       {
@@ -56,7 +56,7 @@ module.exports = {
         path: '../labs',
         include: ['*/README.md'],
         routeBasePath: 'labs',
-        sidebarPath: require.resolve('./sidebars.js'),
+        sidebarPath: './sidebars.js',
         // A lab's folder name ("NN-name") is its slug, not an ordering prefix to strip.
         numberPrefixParser: false,
         breadcrumbs: false,
@@ -69,14 +69,14 @@ module.exports = {
         id: 'guide',
         path: 'docs',
         routeBasePath: 'guide',
-        sidebarPath: require.resolve('./sidebars.guide.js'),
+        sidebarPath: './sidebars.guide.js',
         breadcrumbs: false,
         ...remark,
       },
     ],
     ['@docusaurus/plugin-content-pages', {}],
   ],
-  themes: [['@docusaurus/theme-classic', { customCss: require.resolve('./src/css/custom.css') }]],
+  themes: [['@docusaurus/theme-classic', { customCss: './src/css/custom.css' }]],
   themeConfig: {
     colorMode: { respectPrefersColorScheme: true },
     docs: { sidebar: { hideable: true } },

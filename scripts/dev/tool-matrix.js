@@ -67,3 +67,10 @@ for (const [tool, lab] of ROWS.filter(([tool]) => !values.tool || values.tool.in
 console.log(`| tool | ${versions.map((v) => `Node ${v.slice(1)}`).join(' | ')} |`);
 console.log(`|---|${versions.map(() => '---').join('|')}|`);
 console.log(rows.join('\n'));
+// A run that did not end with its report fails the matrix (CI runs it); a
+// tool this machine cannot run (perf without permission) does not.
+const failed = rows.filter((row) => row.includes('✗'));
+if (failed.length) {
+  console.error(`\n${failed.length} row${failed.length === 1 ? '' : 's'} with a failed run (✗ exit N).`);
+  process.exitCode = 1;
+}

@@ -101,6 +101,11 @@ test('the room folder has a note for learners and the workbook with its offline 
   expect(npmrc).toMatch(/^registry=https?:\/\/\S+$/m);
 });
 
+test('control: the network really is shut out (npm asking the registry fails there)', async () => {
+  const { code } = await npmOffline(['view', 'express', 'version', '--offline=false', '--fetch-retries=0', '--cache', path.join(scratch, 'empty-cache')], { cwd: scratch, label: 'control: npm view' });
+  expect(code).not.toBe(0);
+}, 120_000);
+
 test('`npm ci` installs with no network, and leaves git status clean', async () => {
   const { code, out } = await npmOffline(['ci'], { cwd: learner, label: 'learner: npm ci' });
   expect({ code, out }).toMatchObject({ code: 0 });

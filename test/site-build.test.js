@@ -11,6 +11,7 @@ const http = require('node:http');
 const { execFileSync } = require('node:child_process');
 const { ROOT, labs } = require('../scripts/lib/labs');
 const { labFiles } = require('../scripts/lib/shipped');
+const { readWalkthrough } = require('../scripts/lib/walkthrough');
 const { BUILD_DIR, STATIC_DIR, SITE_ROOTS, STAMP_NAME, BUILD_COMMAND, buildInputs, buildState, fileHash, staleMessage } = require('../scripts/lib/site');
 const { createWorkbookServer } = require('../scripts/server/workbook-server');
 
@@ -36,13 +37,26 @@ describe('what the build is made from', () => {
     for (const lab of labs) for (const file of labFiles(lab)) expect(inputs).not.toHaveProperty([`labs/${lab.slug}/${file}`]);
   });
 
-  test('not the code that only runs checks, nor the build itself', () => {
-    for (const name of Object.keys(inputs)) expect(name).not.toMatch(/^(scripts\/(harness|cli|profile)\/|site\/(build|node_modules|\.docusaurus)\/)/);
+  test("not the code that only runs checks (its effect on a check's definition is the definition's input), nor fixtures a walkthrough does not quote, nor the build itself", () => {
+    const quoted = new Set(labs.flatMap((lab) => readWalkthrough(lab.readme).codeBlocks.map((block) => block.title)).filter(Boolean));
+    for (const name of Object.keys(inputs).filter((n) => !quoted.has(n))) {
+      expect(name).not.toMatch(/^(scripts\/(harness|checks|cli|profile)\/|site\/(build|node_modules|\.docusaurus)\/)/);
+      expect(name).not.toMatch(/\/fixtures|fixtures\.test\.js$|\/check\/(calibrate\.js|verdicts\.test\.js)$/);
+    }
+    // A quoted file is an input wherever it lives: the page copies its lines.
+    for (const name of [...quoted].filter((n) => /^(solutions|scripts|test)\//.test(n) && fs.existsSync(path.join(ROOT, n)))) expect(inputs).toHaveProperty([name]);
   });
 
   test('the base URL is an input: a build for another path is not the workbook server\'s', () => {
     expect(buildInputs({ baseUrl: '/workbook/' })['[base URL]']).not.toBe(inputs['[base URL]']);
   });
+});
+
+test("a build reads every input afresh: Rspack's persistent cache, which would keep a page quoting code that changed, is off", () => {
+  // (Read as text: loading the config needs the site's packages, which npm test does without.)
+  const config = fs.readFileSync(path.join(ROOT, 'site', 'docusaurus.config.js'), 'utf8');
+  expect(config).toMatch(/^\s*rspackPersistentCache: false,$/m);
+  expect(config).not.toMatch(/^\s*faster: true,/m);
 });
 
 describe('the stamp says when a build is stale, and which inputs moved', () => {

@@ -97,26 +97,30 @@ function filesUnder(dir, skip = new Set()) {
  * editing a lab never makes the site stale.
  *
  * Only what the build reads is listed, so that a change elsewhere (the
- * harness, the CLI) does not ask for a new build to be committed: the site's
- * own sources, the walkthroughs and everything under each lab's check/ folder
- * (its page shows the check's source, margins and trainers' notes), the
- * solutions, the four modules the site loads from scripts/lib, and the files
- * walkthroughs quote. What a lab's check *declares* (gates, thresholds,
- * explanations, charts; defaults from scripts/checks/define-check.js) is an
- * input of its own, as data: see buildInputs().
+ * harness, the CLI, a check's helpers, the fixtures) does not ask for a new
+ * build to be committed: the site's own sources, the walkthroughs and their
+ * images, the three files of each lab's check/ folder its page shows (the
+ * check's source, its margins, the trainers' notes), each reference solution,
+ * the modules the site loads from scripts/lib, and the files walkthroughs
+ * quote. What a lab's check *declares* (gates, thresholds, explanations,
+ * charts; defaults from scripts/checks/define-check.js; whatever its helpers
+ * compute into them) is an input of its own, as data: see buildInputs().
  */
 function buildFiles() {
   const editable = new Set(labs.flatMap((lab) => labFiles(lab).map((file) => `labs/${lab.slug}/${file}`)));
   const labInputs = filesUnder(path.join(ROOT, 'labs')).filter(
     (file) =>
       !editable.has(file) &&
-      (/\/README\.md$/.test(file) || /\.(png|jpe?g|gif|svg|webp)$/i.test(file) || file === 'labs/labs.json' || /^labs\/[^/]+\/check\//.test(file)),
+      (/\/README\.md$/.test(file) ||
+        /\.(png|jpe?g|gif|svg|webp)$/i.test(file) ||
+        file === 'labs/labs.json' ||
+        /^labs\/[^/]+\/check\/(index\.js|margins\.json|trainers\.md)$/.test(file)),
   );
   return [
     // site/README.md is for people, not the build.
     ...filesUnder(SITE_DIR, new Set(['node_modules', 'build', '.docusaurus'])).filter((file) => file !== 'site/README.md'),
     ...labInputs,
-    ...filesUnder(path.join(ROOT, 'solutions')),
+    ...labs.map((lab) => path.relative(ROOT, lab.solutionApp).split(path.sep).join('/')),
     // Read by the site's plugin (repo.js) and bundled by its pages (format.js).
     ...['labs.js', 'shipped.js', 'shipped-starters.json', 'walkthrough.js', 'wording.js'].map((name) => `scripts/lib/${name}`),
     // A quoted starter is shown as shipped (site/plugins/workbook/repo.js), which shipped-starters.json pins.

@@ -85,6 +85,10 @@ describe('the stamp says when a build is stale, and which inputs moved', () => {
     const message = staleMessage(status);
     expect(message).toContain(`\`${BUILD_COMMAND}\``);
     expect(message).toContain(`changed: ${first}`);
+    // The way back, for a file edited by accident (a virtual input in brackets has none).
+    if (!first.includes('[')) expect(message).toContain(`git checkout -- ${first}`);
+    const oneFile = staleMessage({ state: 'stale', changed: ['changed: labs/x/README.md', 'changed: [check definition of x]'] });
+    expect(oneFile).toMatch(/To put that file back as committed instead: git checkout -- labs\/x\/README\.md$/);
     expect(BUILD_COMMAND).toBe('npm run site:build');
     expect(rootPackage.scripts['site:build']).toBe('node scripts/site-build.js');
   });

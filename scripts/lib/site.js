@@ -206,7 +206,10 @@ function staleMessage({ state, changed }, { max = 8 } = {}) {
   if (state === 'unstamped') return `site/build has no record of what it was built from (${STAMP_NAME}): rebuild it with \`${BUILD_COMMAND}\`.`;
   const shown = changed.slice(0, max).join('; ');
   const more = changed.length > max ? `; and ${changed.length - max} more` : '';
-  return `The committed site (site/build) was built from other sources than these (${shown}${more}): rebuild it with \`${BUILD_COMMAND}\` and commit site/build.`;
+  // A learner who edited a walkthrough (notes, say) gets the way back too.
+  const files = changed.filter((c) => c.startsWith('changed: ') && !c.includes('[')).map((c) => c.slice('changed: '.length));
+  const undo = files.length && files.length <= max ? ` To put ${files.length === 1 ? 'that file' : 'those files'} back as committed instead: git checkout -- ${files.join(' ')}` : '';
+  return `The committed site (site/build) was built from other sources than these (${shown}${more}): rebuild it with \`${BUILD_COMMAND}\` and commit site/build.${undo}`;
 }
 
 function lockfileHash() {

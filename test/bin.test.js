@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const { ROOT } = require('../scripts/lib/labs');
 const { npmCommand, quoteForCmd } = require('../scripts/lib/npm-command');
 
@@ -59,10 +59,26 @@ describe('the `workbook` bin is a dependency of the workbook, not the workbook\'
   test('a `file:` dependency carries it: its bin is a Node script that runs scripts/workbook.js', () => {
     const { manifest, dir } = binPackage();
     expect(manifest.bin).toEqual({ workbook: expect.any(String) });
-    const script = path.join(dir, manifest.bin.workbook);
-    const text = fs.readFileSync(script, 'utf8');
+    const text = fs.readFileSync(path.join(dir, manifest.bin.workbook), 'utf8');
     expect(text.startsWith('#!/usr/bin/env node\n')).toBe(true);
-    expect(require.resolve(path.resolve(dir, /require\('([^']+)'\)/.exec(text)[1]))).toBe(path.join(ROOT, 'scripts', 'workbook.js'));
+  });
+
+  test('the bin finds the CLI whether npm links its folder (the default) or copies it into node_modules (install-links)', () => {
+    const { dir, name, manifest } = binPackage();
+    const run = (script) => spawnSync(process.execPath, [script], { encoding: 'utf8' });
+    // A workbook of two files: a stand-in CLI, and the bin where each way of installing puts it.
+    const copy = path.join(scratch, 'install-links');
+    fs.mkdirSync(path.join(copy, 'scripts', 'bin'), { recursive: true });
+    fs.mkdirSync(path.join(copy, 'node_modules', name), { recursive: true });
+    fs.writeFileSync(path.join(copy, 'scripts', 'workbook.js'), 'console.log("the CLI ran");\n');
+    for (const where of [path.join(copy, 'scripts', 'bin'), path.join(copy, 'node_modules', name)]) {
+      fs.copyFileSync(path.join(dir, manifest.bin.workbook), path.join(where, 'workbook.js'));
+      expect(run(path.join(where, 'workbook.js')).stdout).toBe('the CLI ran\n');
+    }
+    fs.rmSync(path.join(copy, 'scripts', 'workbook.js'));
+    const lost = run(path.join(copy, 'scripts', 'bin', 'workbook.js'));
+    expect(lost.status).toBe(1);
+    expect(lost.stderr).toMatch(/is not where .* expects it: run npm ci/);
   });
 
   test('the lockfile links it, so `npm ci` installs it with no registry', () => {

@@ -14,6 +14,7 @@ const { labFiles } = require('../scripts/lib/shipped');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
 const { BUILD_DIR, STATIC_DIR, SITE_ROOTS, STAMP_NAME, BUILD_COMMAND, buildInputs, buildState, fileHash, staleMessage } = require('../scripts/lib/site');
 const { createWorkbookServer } = require('../scripts/server/workbook-server');
+const { compareBuilds, normalisePage } = require('../scripts/lib/site-compare');
 
 const rootPackage = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const git = (...args) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' });
@@ -188,5 +189,39 @@ describe('the workbook server serves site/build, then site/static', () => {
 
   test('`npm start` and the site tests serve the same folders, in that order', () => {
     expect(SITE_ROOTS).toEqual([BUILD_DIR, STATIC_DIR]);
+  });
+});
+
+describe('CI compares the committed site with a build from its sources, page by page', () => {
+  let a;
+  let b;
+  const page = (dir, rel, html) => {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), html);
+  };
+  beforeEach(() => {
+    a = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-build-a-'));
+    b = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-build-b-'));
+  });
+  afterEach(() => {
+    for (const dir of [a, b]) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('what differs between two builds of the same sources does not count: asset hashes, CSS-module suffixes', () => {
+    page(a, 'labs/x/index.html', '<script src=/assets/js/runtime~main.5008c190.js></script><h2 class="anchor title_fXgn">Measure</h2>');
+    page(b, 'labs/x/index.html', '<script src=/assets/js/runtime~main.aac6cc6e.js></script><h2 class="anchor title_Dy-a">Measure</h2>');
+    expect(normalisePage('<a class=toggle_vylO href=/assets/css/styles.16aa9534.css>')).toBe('<a class=toggle_CLASS href=/assets/css/styles.HASH.css>');
+    expect(compareBuilds(a, b)).toEqual([]);
+  });
+
+  test('what a page says does count, and so does a page only one build has (the captures aside)', () => {
+    page(a, 'labs/x/index.html', '<h2>The symptom</h2>');
+    page(b, 'labs/x/index.html', '<h2>The symptom, changed</h2>');
+    page(b, 'guide/new/index.html', '<h1>New</h1>');
+    page(b, 'captures/lab/doctor.html', '<h1>Report</h1>');
+    const problems = compareBuilds(a, b);
+    expect(problems).toHaveLength(2);
+    expect(problems.join('\n')).toMatch(/^labs\/x\/index\.html: .*changed/m);
+    expect(problems.join('\n')).toMatch(/^guide\/new\/index\.html: only in /m);
   });
 });

@@ -12,7 +12,7 @@ const { execFileSync } = require('node:child_process');
 const { ROOT, labs } = require('../scripts/lib/labs');
 const { labFiles } = require('../scripts/lib/shipped');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
-const { BUILD_DIR, STATIC_DIR, SITE_ROOTS, STAMP_NAME, BUILD_COMMAND, buildInputs, buildState, fileHash, staleMessage } = require('../scripts/lib/site');
+const { BUILD_DIR, STATIC_DIR, SITE_ROOTS, STAMP_NAME, BUILD_COMMAND, buildInputs, buildState, fileHash, libModulesOfSite, staleMessage } = require('../scripts/lib/site');
 const { createWorkbookServer } = require('../scripts/server/workbook-server');
 const { compareBuilds, normalisePage } = require('../scripts/lib/site-compare');
 
@@ -32,6 +32,14 @@ describe('what the build is made from', () => {
     for (const file of ['site/docusaurus.config.js', 'site/package-lock.json', 'site/static/captures/index.json', 'scripts/lib/shipped-starters.json', 'scripts/lib/wording.js']) {
       expect(inputs).toHaveProperty([file]);
     }
+  });
+
+  test('the scripts/lib modules the site loads, found in its code: imported by a page, joined into a path by a plugin, and what those read', () => {
+    const modules = libModulesOfSite();
+    expect(modules).toEqual(expect.arrayContaining(['scripts/lib/wording.js', 'scripts/lib/labs.js', 'scripts/lib/shipped.js', 'scripts/lib/shipped-starters.json']));
+    for (const name of modules) expect(inputs).toHaveProperty([name]);
+    // Not what only the CLI uses.
+    for (const name of ['scripts/lib/progress.js', 'scripts/lib/site.js', 'scripts/lib/lab-lint.js']) expect(modules).not.toContain(name);
   });
 
   test("not the learner's files: editing a lab never makes the site stale", () => {

@@ -69,7 +69,7 @@ function filesUnder(dir, skip = new Set()) {
  * build to be committed: the site's own sources, the walkthroughs and their
  * images, the three files of each lab's check/ folder its page shows (the
  * check's source, its margins, the trainers' notes), each reference solution,
- * the modules the site loads from scripts/lib, and the files walkthroughs
+ * the modules of scripts/lib the site's code names (libModulesOfSite), and the files walkthroughs
  * quote. What a lab's check *declares* (gates, thresholds, explanations,
  * charts; defaults from scripts/checks/define-check.js; whatever its helpers
  * compute into them) is an input of its own, as data: see buildInputs().
@@ -89,13 +89,47 @@ function buildFiles() {
     ...filesUnder(SITE_DIR, new Set(['node_modules', 'build', '.docusaurus'])).filter((file) => file !== 'site/README.md'),
     ...labInputs,
     ...labs.map((lab) => path.relative(ROOT, lab.solutionApp).split(path.sep).join('/')),
-    // Read by the site's plugin (repo.js) and bundled by its pages (format.js).
-    ...['labs.js', 'shipped.js', 'shipped-starters.json', 'walkthrough.js', 'wording.js'].map((name) => `scripts/lib/${name}`),
+    // Read by the site's plugins (repo.js, …) and bundled by its pages (format.js).
+    ...libModulesOfSite(),
     // A quoted starter is shown as shipped (site/plugins/workbook/repo.js), which shipped-starters.json pins.
     ...quotedFiles([...labInputs, ...filesUnder(path.join(SITE_DIR, 'docs'))]).filter((file) => !editable.has(file)),
   ]
     .filter((file, i, all) => all.indexOf(file) === i)
     .sort();
+}
+
+/**
+ * The files of scripts/lib the site loads, found in its sources rather than
+ * listed by hand, so a module a page starts to use is an input at once: every
+ * name of a scripts/lib file in site/'s code (an import such as
+ * '../../../scripts/lib/wording', or path.join(ROOT, 'scripts', 'lib',
+ * 'labs.js')), then, in those modules, their own relative requires and the
+ * JSON files they name (shipped.js reads shipped-starters.json). Modules a
+ * lab's check loads are not among them: the check's definition is an input
+ * as data.
+ */
+function libModulesOfSite() {
+  const libDir = path.join(ROOT, 'scripts', 'lib');
+  const resolve = (name) => [name, `${name}.js`].map((n) => path.join(libDir, n)).find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
+  const siteCode = filesUnder(SITE_DIR, new Set(['node_modules', 'build', '.docusaurus', 'static'])).filter((f) => /\.(m?js|jsx)$/.test(f));
+  const wanted = new Set();
+  const namesIn = (text, patterns) => patterns.flatMap((re) => [...text.matchAll(re)].map((m) => m[1]));
+  for (const file of siteCode) {
+    const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+    for (const name of namesIn(text, [/['"`](?:\.\.\/)*scripts\/lib\/([\w.-]+)['"`]/g, /['"`]scripts['"`]\s*,\s*['"`]lib['"`]\s*,\s*['"`]([\w.-]+)['"`]/g])) {
+      const found = resolve(name);
+      if (found) wanted.add(found);
+    }
+  }
+  for (const module of wanted) {
+    if (!module.endsWith('.js')) continue;
+    const text = fs.readFileSync(module, 'utf8');
+    for (const name of namesIn(text, [/require\(\s*['"`]\.\/([\w.-]+)['"`]\s*\)/g, /['"`]([\w-]+\.json)['"`]/g])) {
+      const found = resolve(name);
+      if (found) wanted.add(found); // a Set visits what is added while it is iterated
+    }
+  }
+  return [...wanted].map((file) => path.relative(ROOT, file).split(path.sep).join('/')).sort();
 }
 
 /**
@@ -192,6 +226,7 @@ module.exports = {
   buildInputs,
   buildState,
   fileHash,
+  libModulesOfSite,
   readJson,
   sha256,
   staleMessage,

@@ -89,6 +89,8 @@ function buildFiles() {
     ...filesUnder(SITE_DIR, new Set(['node_modules', 'build', '.docusaurus'])).filter((file) => file !== 'site/README.md'),
     ...labInputs,
     ...labs.map((lab) => path.relative(ROOT, lab.solutionApp).split(path.sep).join('/')),
+    // Other files of solutions/ a walkthrough folds in (solution-code directives).
+    ...directiveFiles(labInputs),
     // Read by the site's plugins (repo.js, …) and bundled by its pages (format.js).
     ...libModulesOfSite(),
     // A quoted starter is shown as shipped (site/plugins/workbook/repo.js), which shipped-starters.json pins.
@@ -96,6 +98,15 @@ function buildFiles() {
   ]
     .filter((file, i, all) => all.indexOf(file) === i)
     .sort();
+}
+
+/** The files of solutions/ that the walkthroughs' solution-code directives name. */
+function directiveFiles(files) {
+  const { parseDirectives } = require('./solution-code');
+  return files
+    .filter((file) => /\/README\.md$/.test(file))
+    .flatMap((file) => parseDirectives(fs.readFileSync(path.join(ROOT, file), 'utf8')).flatMap((d) => d.excerpts.map((e) => e.path)))
+    .filter((file) => fs.existsSync(path.join(ROOT, file)));
 }
 
 /**

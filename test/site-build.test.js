@@ -12,6 +12,7 @@ const { execFileSync } = require('node:child_process');
 const { ROOT, labs } = require('../scripts/lib/labs');
 const { labFiles } = require('../scripts/lib/shipped');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
+const { parseDirectives } = require('../scripts/lib/solution-code');
 const { BUILD_DIR, STATIC_DIR, SITE_ROOTS, STAMP_NAME, BUILD_COMMAND, buildInputs, buildState, fileHash, libModulesOfSite, staleMessage } = require('../scripts/lib/site');
 const { createWorkbookServer } = require('../scripts/server/workbook-server');
 const { compareBuilds, normalisePage } = require('../scripts/lib/site-compare');
@@ -46,8 +47,16 @@ describe('what the build is made from', () => {
     for (const lab of labs) for (const file of labFiles(lab)) expect(inputs).not.toHaveProperty([`labs/${lab.slug}/${file}`]);
   });
 
-  test("not the code that only runs checks (its effect on a check's definition is the definition's input), nor fixtures a walkthrough does not quote, nor the build itself", () => {
-    const quoted = new Set(labs.flatMap((lab) => readWalkthrough(lab.readme).codeBlocks.map((block) => block.title)).filter(Boolean));
+  test("not the code that only runs checks (its effect on a check's definition is the definition's input), nor fixtures a walkthrough does not quote or fold in, nor the build itself", () => {
+    // Quoted in a code block, or folded in by a solution-code directive.
+    const quoted = new Set(
+      labs
+        .flatMap((lab) => [
+          ...readWalkthrough(lab.readme).codeBlocks.map((block) => block.title),
+          ...parseDirectives(fs.readFileSync(lab.readme, 'utf8')).flatMap((d) => d.excerpts.map((e) => e.path)),
+        ])
+        .filter(Boolean),
+    );
     for (const name of Object.keys(inputs).filter((n) => !quoted.has(n))) {
       expect(name).not.toMatch(/^(scripts\/(harness|checks|cli|profile)\/|site\/(build|node_modules|\.docusaurus)\/)/);
       expect(name).not.toMatch(/\/fixtures|fixtures\.test\.js$|\/check\/(calibrate\.js|verdicts\.test\.js)$/);

@@ -207,6 +207,11 @@ function corpus(rand) {
     ['a space', `${w()} ${w()}@${domain()}`],
     ['a character no address has', `${w()}${rand.pick(['!', '#', '%', '*', '/', '=', '?', '~', '"', ','])}${w()}@${domain()}`],
     ['a letter outside ASCII', `${w()}\u00e9@${domain()}`],
+    // Two letters outside ASCII that Unicode case folding matches as k and
+    // s: a pattern with the i flag in Unicode mode (the u flag, or RE2,
+    // which always works in Unicode) takes them for [a-z].
+    ['the Kelvin sign (U+212A), which Unicode case folding matches as k', `\u212A${w()}@${domain()}`],
+    ['a long s (U+017F) in the top-level domain, which Unicode case folding matches as s', `${w()}@${w()}.\u017Fhop`],
     ['a domain without a dot', `${w()}@${w()}`],
     ['a label that starts with a hyphen', `${w()}@-${w()}.${rand.pick(TLDS)}`],
     ['a label that ends with a hyphen', `${w()}@${w()}-.${rand.pick(TLDS)}`],

@@ -68,6 +68,7 @@ function answerProblem(email, res) {
 async function judgeCrafted({ url, rand, settings, decisiveRatio, progress }) {
   const wrong = []; // { email, problem }
   const ordinaryTimes = [];
+  const ordinaryLengths = [];
   const families = [];
   let sent = 0;
   let held = null; // a crafted request that got no answer in time: the app is stuck in it
@@ -110,6 +111,7 @@ async function judgeCrafted({ url, rand, settings, decisiveRatio, progress }) {
         result.crafted.push(res.ms);
       } else {
         if (Number.isFinite(res.ms)) ordinaryTimes.push(res.ms);
+        ordinaryLengths.push(email.length);
         result.ordinary.push(res.ms);
       }
     }
@@ -193,7 +195,7 @@ async function judgeCrafted({ url, rand, settings, decisiveRatio, progress }) {
   }
   const measured = families.filter((f) => Number.isFinite(f.ratio));
   const worst = measured.reduce((a, b) => (!a || b.ratio > a.ratio ? b : a), null);
-  return { families, worst, held, wrong, sent, v: median(ordinaryTimes), ordinaryCount: ordinaryTimes.length, complete: !decided && !held && !wrong.length };
+  return { families, worst, held, wrong, sent, v: median(ordinaryTimes), ordinaryCount: ordinaryTimes.length, ordinaryLengths: [Math.min(...ordinaryLengths), Math.max(...ordinaryLengths)], complete: !decided && !held && !wrong.length };
 }
 
 /**
@@ -204,6 +206,7 @@ async function judgeCrafted({ url, rand, settings, decisiveRatio, progress }) {
  * @property {Array<{email:string, problem:string}>} wrong answers that were not the specification's
  * @property {number} sent requests sent
  * @property {number} v the median time to judge an ordinary address (ms)
+ * @property {number[]} ordinaryLengths the shortest and longest ordinary address sent
  * @property {boolean} complete every family reached MAX_RUN
  */
 

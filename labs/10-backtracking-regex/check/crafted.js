@@ -12,10 +12,11 @@
 // two times agree and of one once the crafted address takes twice as long,
 // up to the longest run the specification's limits allow (MAX_RUN). A
 // family whose crafted address already takes `stopRatio` times an ordinary
-// one ends the stage: the app has shown what it does, and no request it is
-// sent costs more than about four times that (one more character at most
-// quadruples it, for any family here). With early verdicts on, a family
-// already DECISIVE × past the threshold ends the whole check instead.
+// one (or maxCraftedMs, once that is DECISIVE times the threshold) ends the
+// stage: the app has shown what it does, and no request it is sent costs
+// more than about four times that (one more character at most quadruples
+// it, for any family here). With early verdicts on, a family already
+// DECISIVE × past the threshold ends the whole check instead.
 //
 // Every family that reaches MAX_RUN is timed there again, the families in
 // turn, until each has `topPairs` pairs of fresh addresses (a ratio that
@@ -61,11 +62,13 @@ function answerProblem(email, res) {
  * @param {string} options.url the app's base URL
  * @param {object} options.rand a generator of addresses.js, seeded for this run
  * @param {object} options.settings the check's SETTINGS (topPairs, stopRatio, requestTimeoutMs)
- * @param {number} options.decisiveRatio a figure at which the verdict is certain (Infinity: measure all)
+ * @param {number} options.decisiveRatio a figure at which the verdict is certain
+ * @param {boolean} options.early whether a certain verdict ends the stage at once (false: go on
+ *   to settings.stopRatio, or to a crafted address of settings.maxCraftedMs, for the bench)
  * @param {(text:string) => void} options.progress
  * @returns {Promise<CraftedResult>}
  */
-async function judgeCrafted({ url, rand, settings, decisiveRatio, progress }) {
+async function judgeCrafted({ url, rand, settings, decisiveRatio, early, progress }) {
   const wrong = []; // { email, problem }
   const ordinaryTimes = [];
   const ordinaryLengths = [];
@@ -119,7 +122,10 @@ async function judgeCrafted({ url, rand, settings, decisiveRatio, progress }) {
   };
 
   let decided = null;
-  const endsStage = Math.min(decisiveRatio, settings.stopRatio);
+  const endsStage = early ? Math.min(decisiveRatio, settings.stopRatio) : settings.stopRatio;
+  // Past a certain verdict, a crafted address of maxCraftedMs is enough
+  // measuring: one letter more would only cost more time.
+  const enough = (crafted, ratio) => ratio >= endsStage || (ratio >= decisiveRatio && crafted >= settings.maxCraftedMs);
   // A busy machine only ever adds to a request's time, so the fastest of a
   // few is the closest to what the app itself needs: each side's minimum.
   const settle = (record, pairs) => {
@@ -150,12 +156,12 @@ async function judgeCrafted({ url, rand, settings, decisiveRatio, progress }) {
       const pairs = [first];
       // Before the stage ends on it: one more crafted address and two more
       // ordinary ones of the same length.
-      if (climb >= endsStage) pairs.push(await pair(family, n, order(), { crafted: 1, ordinaries: CONFIRM_ORDINARIES }));
+      if (enough(first.crafted[0], climb)) pairs.push(await pair(family, n, order(), { crafted: 1, ordinaries: CONFIRM_ORDINARIES }));
       if (held) break;
       record.n = n;
       settle(record, pairs);
       record.steps.push({ n, crafted: record.crafted, ordinary: record.ordinary });
-      if (record.ratio >= endsStage) {
+      if (enough(record.crafted, record.ratio)) {
         record.stopped = true;
         decided = record;
         break;

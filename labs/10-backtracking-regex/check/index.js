@@ -41,10 +41,11 @@ const SETTINGS = {
   firstRun: FIRST_RUN,
   maxRun: MAX_RUN,
   // Pairs timed at the longest run; a family stops growing once its
-  // crafted address takes stopRatio × an ordinary one; no request waits
-  // longer than requestTimeoutMs.
+  // crafted address takes stopRatio × an ordinary one, or maxCraftedMs once
+  // the verdict is certain; no request waits longer than requestTimeoutMs.
   topPairs: 5,
   stopRatio: 100,
+  maxCraftedMs: 1000,
   requestTimeoutMs: 8000,
   // Stage 3: crafted addresses from `attackers` connections (each at most
   // one every attackEveryMs) for `seconds`, the routes timed every probeEveryMs.
@@ -115,7 +116,8 @@ async function measure(ctx) {
     url: app.url,
     rand,
     settings: SETTINGS,
-    decisiveRatio: ctx.early ? DECISIVE * threshold : Infinity,
+    decisiveRatio: DECISIVE * threshold,
+    early: ctx.early,
     progress,
   });
   ctx.assertAlive(app, 'while crafted addresses were judged');
@@ -238,7 +240,7 @@ function craftedInfo(crafted) {
         `${w.length} characters (a run of ${w.n}), e.g. ${JSON.stringify(truncate(w.example, 60))}; ` +
         (crafted.complete
           ? `all ${crafted.families.length} families reached a run of ${MAX_RUN}`
-          : `the check stopped there, after ${crafted.families.length} of ${FAMILIES.length} families (${reached} reached a run of ${MAX_RUN}): each letter more would multiply it again`),
+          : `the check stopped there, at family ${crafted.families.length} of ${FAMILIES.length}${reached ? ` (${reached} before it reached a run of ${MAX_RUN})` : ''}: each letter more would multiply it again`),
     });
   }
   return lines;
@@ -293,7 +295,7 @@ async function checkCorpus(app, rand) {
 async function routesWhileCrafted(app, ctx, rand, attack) {
   const { progress } = ctx;
   progress(
-    `Stage 3: crafted addresses from ${SETTINGS.attackers} connections for ${SETTINGS.seconds} s; ` +
+    `Stage 3: crafted addresses from ${SETTINGS.attackers} connection${SETTINGS.attackers === 1 ? '' : 's'} for ${SETTINGS.seconds} s; ` +
       `timing /health, the latest issue, ordinary sign-ups and a control route of the probe's own every ${SETTINGS.probeEveryMs} ms`,
   );
   await app.waitUntilIdle();

@@ -414,7 +414,7 @@ module.exports = defineCheck(
       kind: 'calibrated',
       calibration:
         'No absolute time is judged. The first figure is a ratio measured in one run: the time to judge a crafted address over the time to judge an ordinary address of the same length, sent one after the other, for ten families of crafted address whose run of letters grows up to the longest the specification allows. The second is in units of v, the app\'s own median time to judge an ordinary address in that run, taken less what a control thread of the probe\'s own, in the same process, saw at the same time.',
-      noise: "fewer than ten requests to a route came back, or the machine held up even the probe's control route (it runs no app code) for half the routes' threshold. The crafted ratio needs no such rule: the starter's lands above 30 and a linear pattern's near 1, and a late wake-up must repeat in two more pairs before it counts.",
+      noise: "fewer than ten requests to a route came back, or the machine held up even the probe's control route (it runs no app code) for half the routes' threshold. The crafted ratio needs no such rule: each pair's two addresses are sent back to back, so a slow moment of the machine falls on both; a family's figure is the median over its pairs, and a ratio that would end the check early must hold in a second pair. The starter's lands above 30, a linear pattern's near 1.",
     },
     captures: [{ load: true }, { tool: 'cpu' }, { tool: 'prof' }, { tool: 'clinic-doctor' }],
     tools: ['cpu', 'prof', 'clinic-doctor'],

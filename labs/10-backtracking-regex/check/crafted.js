@@ -132,16 +132,16 @@ async function judgeCrafted({ url, rand, settings, decisiveRatio, early, progres
   // its fastest ordinary time. Across pairs: the median of their ratios at
   // the longest run; the smallest before the stage ends on them (every
   // pair must show it).
-  const pairRatio = (x) => Math.min(...x.crafted) / Math.min(...x.ordinary);
+  // The times shown are those of the pair the figure rests on (with an odd
+  // number of pairs, the median is one of them), so that they divide into it.
   const settle = (record, pairs, combine) => {
-    const ratios = pairs.map(pairRatio);
-    Object.assign(record, {
-      ratio: combine === 'median' ? median(ratios) : Math.min(...ratios),
-      crafted: median(pairs.flatMap((x) => x.crafted)),
-      ordinary: median(pairs.flatMap((x) => x.ordinary)),
-      length: pairs[0].length,
-      example: pairs[0].example,
-    });
+    const timed = pairs
+      .map((x) => ({ crafted: Math.min(...x.crafted), ordinary: Math.min(...x.ordinary), length: x.length, example: x.example }))
+      .map((x) => ({ ...x, ratio: x.crafted / x.ordinary }))
+      .sort((a, b) => a.ratio - b.ratio);
+    const chosen = combine === 'median' ? timed[Math.floor((timed.length - 1) / 2)] : timed[0];
+    const ratio = combine === 'median' ? median(timed.map((x) => x.ratio)) : chosen.ratio;
+    Object.assign(record, { ratio, crafted: chosen.crafted, ordinary: chosen.ordinary, length: chosen.length, example: chosen.example });
   };
   let flip = 0;
   const order = () => (flip++ % 2 ? 'ordinary' : 'crafted');

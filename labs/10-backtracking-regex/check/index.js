@@ -83,12 +83,15 @@ const standardLoad = {
       }
     };
     const family = FAMILIES.find((f) => f.id === 'local-separator-before-at');
-    every(100, () => ordinaryAddress(rand, rand.int(16, 40))).catch(() => {});
-    every(2000, () => family.make(rand, STANDARD_RUN)).catch(() => {});
+    every(standardLoad.signUpEveryMs, () => ordinaryAddress(rand, rand.int(16, 40))).catch(() => {});
+    every(standardLoad.craftedEverySeconds * 1000, () => family.make(rand, standardLoad.craftedRun)).catch(() => {});
   },
   path: '/newsletter/latest',
   connections: 2,
   duration: 10,
+  signUpEveryMs: 100,
+  craftedEverySeconds: 2,
+  craftedRun: STANDARD_RUN,
   describe: `GET /newsletter/latest from 2 connections, while one client signs up an ordinary address every 100 ms and another sends a crafted one (a run of ${STANDARD_RUN} letters, then "-@") every 2 s`,
   examples: ['/health', '/newsletter/latest'],
 };

@@ -51,8 +51,8 @@ const SETTINGS = {
   settleMs: 150,
   // Stage 3: clients at once, for `seconds`, each catalogue answer taking delayMs (d).
   connections: 16,
-  seconds: 0.8,
-  delayMs: 50,
+  seconds: 1.2,
+  delayMs: 25,
   // Stage 4: CPU per request against the reference, rounds of roundSeconds.
   cpuConnections: 10,
   rounds: 6, // at most: from minRounds on, rounds that agree clearly stop there
@@ -61,10 +61,10 @@ const SETTINGS = {
   warmupSeconds: 0.1,
   // Before stage 4, each app serves warmupRequests of its load, or as many
   // as it can in warmupMaxSeconds (the reference, warming up while stages 1
-  // to 3 run, in referenceWarmupMaxSeconds).
+  // and 2 run, in referenceWarmupMaxSeconds).
   warmupRequests: 4000,
-  warmupMaxSeconds: 1.5,
-  referenceWarmupMaxSeconds: 5,
+  warmupMaxSeconds: 2,
+  referenceWarmupMaxSeconds: 3,
   products: 200, // the ids stage 4's load cycles through
 };
 
@@ -122,7 +122,7 @@ async function measure(ctx) {
   try {
     const { MAX_ID } = catalogModule();
     // The reference solution starts beside your app, with a catalogue of its
-    // own, and warms up under stage 4's load while stages 1 to 3 run (your
+    // own, and warms up under stage 4's load while stages 1 and 2 run (your
     // app warms up before stage 4): an app's CPU per request falls by a
     // factor of two or three over its first few thousand requests, as V8
     // compiles its code, and both must be compared warm.
@@ -187,11 +187,14 @@ async function measure(ctx) {
 
 
     // Stage 2: the catalogue restarts; impostors at its address.
-    responses.push(...(await failureCases(app, upstream, () => ++revision, progress)));
+    responses.push(...(await failureCases(app, upstream, () => ++revision, progress, ids.slice(0, 3))));
     ctx.assertAlive(app, 'after the catalogue restarted and impostors answered');
     ctx.decide({ figures: handshakesFigure(per100(loneHandshakes, lone.calls), loneScale), responses, info }, 'the catalogue\'s restart and the impostors');
 
-    // Stage 3: many clients at once, each call taking d.
+    // Stage 3: many clients at once, each call taking d. The reference
+    // solution's warm-up must be over: it would hold up your app's requests.
+    progress('  (waiting for the reference solution to be warm)');
+    const reference = await referenceReady;
     revision++;
     const d = SETTINGS.delayMs;
     progress(`Stage 3: ${SETTINGS.connections} clients at once for ${SETTINGS.seconds} s, each catalogue answer taking d = ${d} ms (data revision ${revision})`);
@@ -239,11 +242,21 @@ async function measure(ctx) {
       text: `${SETTINGS.connections} clients and a sampler sent requests at once: calls made side by side find about ${SETTINGS.connections} others waiting, calls sent one at a time none`,
     });
     info.push({ id: 'latency', label: `latency with ${SETTINGS.connections} clients at once`, value: p50, unit: 'ms', text: `p10 ${p10} ms, p90 ${load.latency.p90} ms, ${Math.round(load.requestsPerSec)} req/s` });
-    let handshakesSoFar = underLoad.full + underLoad.resumed;
-    let callsSoFar = underLoad.calls;
-    const loadScale = () => `the worst of: ${loneScale}; ${handshakesSoFar} for ${callsSoFar} calls under load`;
-    const handshakesValue = () => Math.max(per100(loneHandshakes, lone.calls), per100(handshakesSoFar, callsSoFar));
-    ctx.decide({ figures: { ...handshakesFigure(handshakesValue(), loadScale()), ...latencyFigure }, responses, info }, `${SETTINGS.connections} clients at once`);
+    // Under load an app opens one connection per call in flight (up to 17
+    // here) before it can reuse any: its figure under load is judged over
+    // stages 3 and 4 together, thousands of calls, never over stage 3 alone.
+    const loadHandshakes = () => {
+      const since = countsSince(beforeLoad, upstream.counts());
+      return { handshakes: since.full + since.resumed, calls: since.calls };
+    };
+    const handshakesAll = () => {
+      const { handshakes, calls } = loadHandshakes();
+      return handshakesFigure(
+        Math.max(per100(loneHandshakes, lone.calls), per100(handshakes, calls)),
+        `the worse of: ${loneScale}; ${handshakes} for ${calls} calls under load`,
+      );
+    };
+    ctx.decide({ figures: { ...handshakesFigure(per100(loneHandshakes, lone.calls), loneScale), ...latencyFigure }, responses, info }, `${SETTINGS.connections} clients at once`);
 
     // Stage 4: CPU per request against the reference.
     revision++;
@@ -251,8 +264,6 @@ async function measure(ctx) {
     const threshold = ctx.check.threshold('cpu-ratio');
     progress(`  your app warms up first: ${SETTINGS.warmupRequests} requests of this load, or ${SETTINGS.warmupMaxSeconds} s of it`);
     await warmUp(app, paths, SETTINGS.warmupMaxSeconds);
-    progress('  (waiting for the reference solution to be warm too)');
-    const reference = await referenceReady;
     await app.waitUntilIdle();
     const beforeCpu = upstream.counts();
     const servedBeforeCpu = (await app.cpuAndRequests()).served;
@@ -270,7 +281,7 @@ async function measure(ctx) {
       afterRound: ({ ratio, round }) =>
         round >= 2 &&
         ctx.decide(
-          { figures: { ...handshakesFigure(handshakesValue(), loadScale()), ...latencyFigure, 'cpu-ratio': { value: ratio, scale: `median of the first ${round} paired rounds` } }, responses, info },
+          { figures: { ...handshakesAll(), ...latencyFigure, 'cpu-ratio': { value: ratio, scale: `median of the first ${round} paired rounds` } }, responses, info },
           `${round} paired rounds of CPU per request`,
         ),
     });
@@ -278,8 +289,6 @@ async function measure(ctx) {
     ctx.assertAlive(reference, 'under load');
     const cpuStage = countsSince(beforeCpu, upstream.counts());
     const servedInCpuStage = (await app.cpuAndRequests()).served - servedBeforeCpu;
-    handshakesSoFar += cpuStage.full + cpuStage.resumed;
-    callsSoFar += cpuStage.calls;
     responses.push(answeredUnderLoad(measured));
     responses.push(callsCase(`the ${servedInCpuStage} requests of stage 4 called the catalogue once each`, cpuStage.calls, servedInCpuStage, SETTINGS.cpuConnections));
 
@@ -294,9 +303,9 @@ async function measure(ctx) {
     info.push({
       id: 'handshakes-load',
       label: 'TLS handshakes the catalogue made under load (stages 3 and 4)',
-      value: handshakesSoFar,
+      value: loadHandshakes().handshakes,
       unit: 'handshakes',
-      text: `for ${callsSoFar} calls: ${underLoad.full + cpuStage.full} full, ${underLoad.resumed + cpuStage.resumed} resumed`,
+      text: `for ${loadHandshakes().calls} calls: ${underLoad.full + cpuStage.full} full, ${underLoad.resumed + cpuStage.resumed} resumed`,
     });
 
     const noise = [...roundsNoise(measured, threshold)];
@@ -310,7 +319,7 @@ async function measure(ctx) {
 
     return {
       figures: {
-        ...handshakesFigure(handshakesValue(), loadScale()),
+        ...handshakesAll(),
         ...latencyFigure,
         'cpu-ratio': {
           value: measured.ratio,
@@ -359,24 +368,25 @@ function distinctIds(count, max) {
 
 /**
  * Stage 2. The catalogue restarts: its connections close, its data changes,
- * and the app must connect again and answer right. Then someone else answers
+ * and the app must connect again and answer right (for products stage 1
+ * asked for: a cache answers them as they were). Then someone else answers
  * at its address, with a certificate from another CA, then with one from the
  * right CA for another name: the app must refuse both (a 502), and not one
  * request may reach them. Then the catalogue is back.
  */
-async function failureCases(app, upstream, nextRevision, progress) {
+async function failureCases(app, upstream, nextRevision, progress, askedBefore) {
   const cases = [];
   const settle = { settleMs: SETTINGS.settleMs };
-  const pages = async (label, count, revision) => {
-    for (let i = 0; i < count; i++) {
-      const id = 1 + randomInt(catalogModule().MAX_ID);
+  const pages = async (label, ids, revision) => {
+    for (const id of ids) {
       cases.push(pageCase(`GET /api/products/${id} ${label}`, await get(`${app.url}/api/products/${id}`).catch((e) => e), id, revision));
     }
   };
   let revision = nextRevision();
   progress(`Stage 2: the catalogue restarts (every connection to it closes; data revision ${revision})`);
   await upstream.present('genuine', settle);
-  await pages('after the catalogue restarted', 3, revision);
+  // Products stage 1 asked for: their prices and stock have changed since.
+  await pages('again, after the catalogue restarted', askedBefore, revision);
 
   for (const [which, who] of [
     ['foreign', 'a certificate from a CA the app was not given'],
@@ -406,7 +416,7 @@ async function failureCases(app, upstream, nextRevision, progress) {
   revision = nextRevision();
   progress(`  the catalogue is back (data revision ${revision})`);
   await upstream.present('genuine', settle);
-  await pages('after the catalogue came back', 2, revision);
+  await pages('after the catalogue came back', distinctIds(2, catalogModule().MAX_ID), revision);
   return cases;
 }
 
@@ -472,13 +482,19 @@ module.exports = defineCheck(
       'cpu-ratio': {
         label: 'your requests per CPU-second ÷ the reference\'s, on the same load',
         op: '>=',
-        threshold: 0.35,
+        threshold: 0.32,
         unit: '×',
         pass: 'A request costs about what the reference\'s costs: no connection set up per call.',
         fail: 'Each request costs several times the reference\'s CPU: profile it and look at what each call to the catalogue sets up.',
       },
     },
     starterFails: ['tls-handshakes', 'cpu-ratio'],
+    // The starter pays a TCP connection and a TLS handshake for each of 16
+    // calls at once: on a busy 2-core machine (a CPU hog, the reference
+    // warming up beside it) the queue for the CPU alone can take its median
+    // past 4 d. Calls one at a time are not its bug; its verdict does not
+    // depend on this gate (and the check stops it at stage 1).
+    starterMayFail: ['latency-p50'],
     settings: SETTINGS,
     standardLoad,
     advice: 'Profile it with `npx workbook profile 12 --tool cpu` and look at what each call to the catalogue sets up',

@@ -58,13 +58,13 @@ const SETTINGS = {
   rounds: 6, // at most: from minRounds on, rounds that agree clearly stop there
   minRounds: 3,
   roundSeconds: 0.25,
-  warmupSeconds: 0.1,
+  warmupSeconds: 0.05,
   // Before stage 4, each app serves warmupRequests of its load, or as many
   // as it can in warmupMaxSeconds (the reference, warming up while stages 1
   // and 2 run, in referenceWarmupMaxSeconds).
-  warmupRequests: 4000,
-  warmupMaxSeconds: 2,
-  referenceWarmupMaxSeconds: 3,
+  warmupRequests: 3000,
+  warmupMaxSeconds: 1.5,
+  referenceWarmupMaxSeconds: 2.5,
   products: 200, // the ids stage 4's load cycles through
 };
 

@@ -96,13 +96,13 @@ async function catalogGet(path) {
 `,
         ),
       ],
-      // Node 22.19 and 24.5 added tls.setDefaultCACertificates(): the CA
+      // Node 24.5 (and recent 22 releases) added tls.setDefaultCACertificates(): the CA
       // added to the default ones once, and Node's own fetch (whose global
       // dispatcher keeps connections alive) trusts it. Not on Node 20.
       ...(typeof tls.setDefaultCACertificates === 'function'
         ? [
             [
-              'Node\'s fetch after tls.setDefaultCACertificates() (Node 22.19, 24.5 and later)',
+              'Node\'s fetch after tls.setDefaultCACertificates() (Node 24.5 and later)',
               replacingCatalogGet(
                 'default-ca-fetch',
                 `let trusted = false;

@@ -49,6 +49,7 @@ const DAY = 86_400_000;
 const SETTINGS = {
   heapLimitMb: 128, // the production setting the walkthrough starts from
   sampleEveryMs: 150, // between two readings of the app's memory
+  restMb: 24, // the app at rest, before the exports: its own 8–10 MB, and not a copy of the orders (their CSV alone is 17 MB)
   settleMs: 400, // the slow clients keep reading nothing at least this long after the fast ones are done
   settleMaxMs: 8000, // and the app must have settled by then
   postOrders: 3, // orders posted before the exports (the newest ones must be in them)
@@ -165,6 +166,12 @@ async function measureApp(ctx, app, { responses, driverFile, contract }) {
 
   await app.memory(); // the first forced collection after work leaves some for the next
   const base = await app.memory();
+  responses.push({
+    name: 'the app keeps no copy of the orders at rest',
+    pass: base.data < SETTINGS.restMb * MB,
+    expected: `less than ${SETTINGS.restMb} MB in the whole app after a forced collection, before the exports (the orders' CSV alone would be 17 MB)`,
+    actual: `${mb(base.data)}${base.data < SETTINGS.restMb * MB ? '' : ': the app holds the orders (or their text) in memory; read them from the database for each export'}`,
+  });
   await app.startControl(); // a thread of the probe's own in the app: see the settling below
   const before = await app.cpuAndRequests();
   progress(

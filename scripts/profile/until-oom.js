@@ -70,8 +70,11 @@ async function loadUntilOutOfMemory({ lab, file, dir, nodeArgs, logFile, duratio
     progress(`Load: ${standard.describe}, until the app runs out of memory (${duration} s at most)`);
     const clients = Array.from({ length: standard.connections }, client);
     let lastTick = started;
-    const overtime = () => busy() && Date.now() - started < duration * 1000 + 120_000;
-    while (!app.exit && !enough() && (Date.now() - started < duration * 1000 || overtime())) {
+    for (;;) {
+      const writing = busy();
+      const elapsed = Date.now() - started;
+      if (app.exit || enough()) break;
+      if (elapsed >= duration * 1000 && !(writing && elapsed < duration * 1000 + 120_000)) break;
       await Promise.race([app.exited, new Promise((r) => setTimeout(r, 100))]);
       if (Date.now() - lastTick >= 1000) {
         lastTick = Date.now();

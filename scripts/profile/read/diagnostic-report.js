@@ -46,8 +46,11 @@ function readReport(report) {
   // others are the app's own (to a database, or a profiler's).
   const connections = handles.filter((h) => h.type === 'tcp' && h.remoteEndpoint && h.localEndpoint && ports.has(h.localEndpoint.port));
   const outgoing = handles.filter((h) => h.type === 'tcp' && h.remoteEndpoint && !(h.localEndpoint && ports.has(h.localEndpoint.port)));
+  // The flag, when the report's command line has it: V8's limit above also counts the young generation.
+  const flag = (header.commandLine || []).map((a) => /^--max-old-space-size=(\d+)$/.exec(a)).find(Boolean);
   return {
     event: header.event || '',
+    oldSpaceLimitMb: flag ? Number(flag[1]) : null,
     trigger: header.trigger || '',
     node: header.nodejsVersion || '',
     reportVersion: header.reportVersion,
@@ -90,7 +93,8 @@ function describeCrash(r, { brief = false } = {}) {
   const lines = [];
   lines.push(`The diagnostic report (${r.node}, trigger ${r.trigger || 'unknown'}): "${r.event}"`);
   if (r.heap.limit) {
-    lines.push(`  V8 heap: ${mb(r.heap.used)} used of a ${mb(r.heap.limit)} limit; ${mb(r.heap.external)} more outside it, held by JavaScript objects (Buffers and the like)`);
+    const old = r.oldSpaceLimitMb ? ` (of it, --max-old-space-size=${r.oldSpaceLimitMb} for the old generation; the rest is the young generation's)` : '';
+    lines.push(`  V8 heap: ${mb(r.heap.used)} used, against a limit of ${mb(r.heap.limit)}${old}; ${mb(r.heap.external)} more outside it, held by JavaScript objects (Buffers and the like)`);
   }
   const top = r.heap.spaces.slice(0, brief ? 3 : r.heap.spaces.length);
   if (brief) {
@@ -126,6 +130,12 @@ function describeCrash(r, { brief = false } = {}) {
   if (u.constrainedMemory && u.constrainedMemory < u.totalMemory) rows.push(['memory limit of its container (constrained_memory)', mb(u.constrainedMemory)]);
   for (const [label, value] of rows) lines.push(`  ${label}: ${value}`);
   lines.push('');
+  if (!r.handles) {
+    // Node's OOMErrorHandler may write the report without the thread's Environment
+    // (src/node_errors.cc), and then the libuv section is empty.
+    lines.push('Open handles (libuv): none recorded: Node wrote this report without the event loop at hand, as it does for some out-of-memory errors.');
+    return lines.join('\n');
+  }
   lines.push(
     `Open handles (libuv): ${r.listening} listening socket${r.listening === 1 ? '' : 's'}, ${r.connections} connection${r.connections === 1 ? '' : 's'} from clients (requests in flight when it died)` +
       `${r.outgoing ? `, ${r.outgoing} of its own to other servers` : ''}, ${r.handles} handles in all`,

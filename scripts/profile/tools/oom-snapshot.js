@@ -12,7 +12,7 @@ const path = require('node:path');
 const { loadUntilOutOfMemory } = require('../until-oom');
 const { parseSnapshot, summarize, retainerPath, largestObjects, functionOf, awaitingGenerators } = require('../read/heapsnapshot');
 const { ROOT } = require('../../lib/labs');
-const { findDeclaration, findCallLine } = require('../read/source-line');
+const { findDeclaration, findCallLines } = require('../read/source-line');
 const { relative } = require('../../lib/labs');
 const { table } = require('../read/table');
 
@@ -126,8 +126,9 @@ module.exports = {
           const frames = [inner.index, ...awaitingGenerators(graph, inner.index)].map((v) => functionOf(graph, v)).filter((f) => f && f.file && f.line);
           const lines = frames.map((f, i) => {
             const local = localPath(f.file);
-            const call = i > 0 && frames[i - 1].name && local ? findCallLine(local, f.line, { name: frames[i - 1].name }) : null;
-            const line = call && call.exact ? call.line : f.line;
+            // Where it awaits the function inside it: the one line that calls it, when there is one.
+            const found = i > 0 && frames[i - 1].name && local ? findCallLines(local, f.line, { name: frames[i - 1].name }) : null;
+            const line = found && found.calls.length === 1 ? found.calls[0].line : f.line;
             const what = f.name ? `${f.name}()` : 'an anonymous async function';
             return `  ${i ? 'awaited by ' : ''}${what} at ${sourceName(f.file)}:${line}\n      ${sourceLine(f.file, line)}`;
           });

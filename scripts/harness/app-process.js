@@ -172,8 +172,9 @@ class AppHandle {
 
   crashError(when = 'while it was being measured') {
     const { code, signal } = this.exit || {};
+    const how = !this.exit ? 'it closed its channel to the check' : signal ? `signal ${signal}` : `exit code ${code}`;
     return new AppError(
-      `The app crashed ${when} (${signal ? `signal ${signal}` : `exit code ${code}`}).`,
+      `The app crashed ${when} (${how}).`,
       { reason: 'crash', detail: this.output.text(), exitCode: code },
     );
   }
@@ -200,7 +201,12 @@ class AppHandle {
         reject: (err) => (clearTimeout(timer), reject(err)),
       });
       this.child.send({ cmd, id, args }, (err) => {
-        if (err && this.pending.has(id)) this.pending.get(id).reject(this.crashError());
+        if (!err || !this.pending.has(id)) return;
+        // The channel closes a moment before the exit event: wait for it (at
+        // most 2 s), so the error can say how the app ended.
+        Promise.race([this.exited, new Promise((r) => setTimeout(r, 2000).unref())]).then(() => {
+          if (this.pending.has(id)) this.pending.get(id).reject(this.crashError());
+        });
       });
     });
   }

@@ -266,7 +266,7 @@ async function failureCases(app, { faults, revision, deadlineMs }) {
     const res = await get(`${app.url}/dashboard/${id}`, { timeoutMs: deadlineMs * 4 }).catch((e) => e);
     const judged = judge(res);
     if (judged.pass && !(res instanceof Error) && res.ms > deadlineMs) {
-      return { ...judged, pass: false, actual: `answered after ${res.ms.toFixed(0)} ms, past DOWNSTREAM_TIMEOUT_MS and a round of calls (${deadlineMs} ms): give up on a call after DOWNSTREAM_TIMEOUT_MS` };
+      return { ...judged, name, pass: false, actual: `answered after ${res.ms.toFixed(0)} ms, past DOWNSTREAM_TIMEOUT_MS and a round of calls (${deadlineMs} ms): give up on a call after DOWNSTREAM_TIMEOUT_MS` };
     }
     return { ...judged, name };
   };

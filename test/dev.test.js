@@ -57,26 +57,26 @@ describe('in a temporary copy of the workbook', () => {
   test('dev new scaffolds a lab; with its own files written it passes dev check, is listed and reaches the site', async () => {
     const shared = ['scripts', 'site', 'test'].flatMap((d) => snapshot(path.join(root, d)));
 
-    const made = await cli(['dev', 'new', '09', 'demo-lab', '--title', 'A demo lab']);
+    const made = await cli(['dev', 'new', '98', 'demo-lab', '--title', 'A demo lab']);
     expect(made.code).toBe(0);
-    expect(made.stdout).toMatch(/labs\/09-demo-lab\/check\/index\.js/);
+    expect(made.stdout).toMatch(/labs\/98-demo-lab\/check\/index\.js/);
 
     // The scaffold is a start, not a lab: its TODOs are reported.
     const before = await devCheck();
-    expect(lines(before, /09-demo-lab\/README\.md:\d+: still has a TODO/)).toHaveLength(1);
+    expect(lines(before, /98-demo-lab\/README\.md:\d+: still has a TODO/)).toHaveLength(1);
 
     // The author writes the lab's own files, nothing else.
-    const readme = path.join(root, 'labs', '09-demo-lab', 'README.md');
+    const readme = path.join(root, 'labs', '98-demo-lab', 'README.md');
     fs.writeFileSync(readme, fs.readFileSync(readme, 'utf8').replace(/TODO:?/g, 'Written.'));
     expect(await devCheck()).toEqual([expect.stringMatching(new RegExp(`^dev check: ${labs.length + 1} labs, no problems`))]);
 
     const list = await cli(['list']);
-    expect(list.stdout).toMatch(/09\s+A demo lab/);
+    expect(list.stdout).toMatch(/98\s+A demo lab/);
 
     // The site's data for the new lab: its page, its charts, its trainers' notes.
     const plugin = require(path.join(root, 'site', 'plugins', 'workbook', 'index.js'));
     const data = await plugin().loadContent();
-    const lab = data.labs.find((l) => l.slug === '09-demo-lab');
+    const lab = data.labs.find((l) => l.slug === '98-demo-lab');
     expect(lab).toMatchObject({ title: 'A demo lab', hasReadme: true });
     expect(lab.charts.map((c) => c.kind)).toEqual(['gate-bars']);
     expect(lab.trainers.demoHtml).toMatch(/projector/);

@@ -306,10 +306,10 @@ test('a snippet that fails, or never ends, fails its test', async () => {
 });
 
 test('the checker of commands itself rejects what it should', () => {
-  expect(workbookProblem(['check', '09'])).toMatch(/no lab/);
+  expect(workbookProblem(['check', '98'])).toMatch(/no lab/);
   expect(workbookProblem(['check'])).toMatch(/no lab/); // required
   expect(workbookProblem(['verify'])).toBeNull(); // optional
-  expect(workbookProblem(['verify', '09'])).toMatch(/no lab/);
+  expect(workbookProblem(['verify', '98'])).toMatch(/no lab/);
   expect(workbookProblem(['profile', '01', '--tool', 'vtune'])).toMatch(/no tool/);
   expect(workbookProblem(['check', '01', '--frobnicate'])).toMatch(/Unknown option/);
   expect(workbookProblem(['explode'])).toMatch(/no command/);

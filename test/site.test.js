@@ -1,8 +1,11 @@
 'use strict';
-// The workbook site, built from the real files and served by the real
-// workbook server: every page renders what the repository holds, makes no
-// request off the machine, and Check my fix gives the right verdict for the
-// reference solution and for the shipped starter.
+// The workbook site as learners get it: the committed build (site/build,
+// made by `npm run site:build`) served by the real workbook server, as
+// `npm start` serves it. It must be the build of the sources as they are;
+// every page renders what the repository holds, makes no request off the
+// machine, and Check my fix gives the right verdict for the reference
+// solution and for the shipped starter. (CI also builds the site from its
+// sources and runs this file again on that build.)
 //
 // The browser part drives the system's Chromium (/usr/bin/chromium or
 // $CHROME_PATH). Without one it is skipped with a reason, except in CI.
@@ -18,7 +21,7 @@ const SITE_KINDS = require('../site/src/components/LabCharts/kinds').CHART_KINDS
 const { shippedContent } = require('../scripts/lib/shipped');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
 const { parseDirectives, resolveExcerpt } = require('../scripts/lib/solution-code');
-const { ensureBuilt, BUILD_DIR } = require('../scripts/lib/site');
+const { BUILD_DIR, SITE_ROOTS, buildState, staleMessage } = require('../scripts/lib/site');
 const { browserDescribe, useSiteInBrowser } = require('./helpers/site-browser');
 const { runCheck } = require('../scripts/checks/run-check');
 const { capturedResults } = require('../scripts/lib/captures');
@@ -195,13 +198,18 @@ describe("the trainers' agenda", () => {
   });
 });
 
-beforeAll(async () => {
-  const started = Date.now();
-  const say = (line) => process.stdout.write(`  [site ${Math.round((Date.now() - started) / 1000)} s] ${line}\n`);
-  await ensureBuilt({ progress: say });
-}, 600_000);
+beforeAll(() => {
+  // Without a build there is nothing to test; a stale one is tested all the same (and fails its own test below).
+  const status = buildState();
+  if (status.state === 'missing') throw new Error(staleMessage(status));
+});
 
 describe('the built site', () => {
+  test(`is the build of the sources as they are (else: rebuild it with \`npm run site:build\`)`, () => {
+    const status = buildState();
+    if (status.state !== 'current') throw new Error(staleMessage(status, { max: 20 }));
+  });
+
   test('has a page for every lab with a walkthrough, showing its imported code', () => {
     for (const lab of written) {
       const html = fs.readFileSync(path.join(BUILD_DIR, 'labs', lab.slug, 'index.html'), 'utf8');
@@ -234,7 +242,8 @@ describe('the built site', () => {
 
   test('loads nothing from other hosts: no web fonts, CDNs or analytics', () => {
     const offenders = [];
-    for (const file of walk(BUILD_DIR).filter((f) => /\.(html|css)$/.test(f))) {
+    // Everything the server serves: the build, and site/static behind it (the captures).
+    for (const [root, file] of SITE_ROOTS.flatMap((root) => walk(root).map((f) => [root, f])).filter(([, f]) => /\.(html|css)$/.test(f))) {
       const text = fs.readFileSync(file, 'utf8');
       // (The minifier drops attribute quotes, so they are optional here.)
       for (const m of text.matchAll(/(?:src|href)=["']?(?:https?:)?\/\/[^"'\s>]+|url\(["']?(?:https?:)?\/\/[^)]+\)|@import\s+["']?(?:https?:)?\/\//g)) {
@@ -242,9 +251,9 @@ describe('the built site', () => {
         const tag = text.slice(text.lastIndexOf('<', m.index), text.indexOf('>', m.index) + 1);
         // A captured third-party report (Clinic.js Doctor's) links to its
         // documentation: a plain link loads nothing until it is followed.
-        const linkInCapturedReport = /^captures\//.test(path.relative(BUILD_DIR, file)) && /^<a\s/i.test(tag);
+        const linkInCapturedReport = /^captures\//.test(path.relative(root, file).split(path.sep).join('/')) && /^<a\s/i.test(tag);
         if (!/\brel=["']?(canonical|alternate)\b/.test(tag) && !linkInCapturedReport) {
-          offenders.push(`${path.relative(BUILD_DIR, file)}: ${m[0]}`);
+          offenders.push(`${path.relative(ROOT, file)}: ${m[0]}`);
         }
       }
     }

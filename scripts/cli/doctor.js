@@ -9,7 +9,7 @@ const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
 const { labs, ROOT } = require('../lib/labs');
 const { shippedContent } = require('../lib/shipped');
-const { isInstalled } = require('../lib/site');
+const { buildState, staleMessage } = require('../lib/site');
 const { missingPatches, REAPPLY } = require('../profile/patches');
 const perf = require('../profile/tools/perf');
 const { track } = require('../harness/children');
@@ -143,13 +143,17 @@ function disk() {
   const { bavail, bsize } = fs.statfsSync(ROOT);
   const freeMb = (bavail * bsize) / 1024 / 1024;
   const text = `${(freeMb / 1024).toFixed(1)} GB free`;
-  if (freeMb < 500) return bad('Disk space', `${text}: the site needs ~400 MB and profiles tens of MB each. Free some space.`);
+  if (freeMb < 500) return bad('Disk space', `${text}: each profile takes tens of MB (heap snapshots more). Free some space.`);
   if (freeMb < 1500) return warn('Disk space', `${text}: enough, but delete profiles/ now and then.`);
   return ok('Disk space', `${text}.`);
 }
 
 function site() {
-  return isInstalled() ? ok('Workbook site', 'installed: npm start is quick and works offline.') : warn('Workbook site', 'not installed: `npm ci` installs it (its last step); otherwise the first npm start does (~30 s, needs the network). Do it before the workshop.');
+  const status = buildState();
+  if (status.state === 'current') return ok('Workbook site', 'built (site/build): npm start serves it at once, offline.');
+  // Stale only where someone edited the site's sources: it still serves, one rebuild away from current.
+  if (status.state === 'stale') return warn('Workbook site', staleMessage(status, { max: 3 }));
+  return bad('Workbook site', staleMessage(status));
 }
 
 module.exports = {

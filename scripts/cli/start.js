@@ -1,11 +1,12 @@
 'use strict';
 // `npm start`: the workbook site on http://127.0.0.1, with its live
-// "Check my fix" panel. The first start builds the site (about 20 s, with
-// progress; it installs it too if `npm ci` could not); later starts take a
-// second or two.
+// "Check my fix" panel. The site comes built with the workbook (site/build),
+// so it starts in a second, offline. An author whose site sources changed
+// gets a rebuild first if the site's packages are installed
+// (`npm run site:build` installs them), and otherwise a note.
 
 const { spawn } = require('node:child_process');
-const { ensureBuilt, BUILD_DIR } = require('../lib/site');
+const { siteToServe } = require('../lib/site');
 const { createWorkbookServer } = require('../server/workbook-server');
 const { listenOrAnyPort } = require('../server/ports');
 const { labs } = require('../lib/labs');
@@ -28,11 +29,11 @@ function openBrowser(url) {
 }
 
 module.exports = {
-  summary: 'open the workbook site (builds it the first time)',
+  summary: 'open the workbook site, with Check my fix',
   usage: 'npm start [-- --port N] [--no-open]',
   help: [
     'Serves the workbook site on http://127.0.0.1 with its "Check my fix" panel.',
-    'The first run installs the site\'s own packages and builds it (about a minute).',
+    'The site comes built with the workbook: it starts in a second and works offline.',
     `  --port N     listen on port N (default ${DEFAULT_PORT}, or any free port if it is taken or reserved)`,
     '  --no-open    do not open a browser tab',
   ],
@@ -40,8 +41,9 @@ module.exports = {
   async run({ values }) {
     const port = portArg(values.port ?? process.env.WORKBOOK_PORT ?? String(DEFAULT_PORT), this.usage);
     console.log(bold('Node.js profiling workbook'));
+    let site;
     try {
-      await ensureBuilt({ progress: printProgress(process.stderr) });
+      site = await siteToServe({ progress: printProgress(process.stderr) });
     } catch (err) {
       console.error(red(`The site could not be prepared: ${err.message.split('\n')[0]}`, process.stderr));
       if (err.message.includes('\n')) console.error(dim(err.message.split('\n').slice(1).join('\n'), process.stderr));
@@ -49,7 +51,8 @@ module.exports = {
       await list.run({ values: {}, positionals: [] });
       return 1;
     }
-    const workbook = createWorkbookServer({ siteDir: BUILD_DIR });
+    if (site.notice) console.error(dim(site.notice, process.stderr));
+    const workbook = createWorkbookServer({ siteDir: site.roots });
     // The port is taken or refused (EACCES: reserved by Windows): any free one will do.
     const url = await listenOrAnyPort((p) => workbook.listen(p), Number(port), (why) =>
       console.log(dim(`${why} Using a free port instead; pass --port N to choose one.`)),

@@ -106,6 +106,13 @@ function main() {
     fs.writeFileSync(TOOL_MATRIX_FILE, `${JSON.stringify({ about: kept?.about, ...next }, null, 2)}\n`);
     console.error(`Written: ${path.relative(process.cwd(), TOOL_MATRIX_FILE)}. Now run npx workbook dev tables to regenerate the tables.`);
   }
+  // A run that did not end with its report fails the matrix (CI runs it); a
+  // tool this machine cannot run (perf without permission, "—") does not.
+  const failed = rows.filter((row) => row.cells.some((cell) => cell.startsWith('✗')));
+  if (failed.length) {
+    console.error(`\n${failed.length} row${failed.length === 1 ? '' : 's'} with a failed run (✗ exit N).`);
+    process.exitCode = 1;
+  }
 }
 
 function machineText() {

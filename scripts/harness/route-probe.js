@@ -18,10 +18,13 @@ const { percentile } = require('./stats');
  * @param {string} [route.method='GET']
  * @param {number} [route.intervalMs=50]
  * @param {number} [route.keep=200] answers kept for verification (the rest are timed only)
+ * @param {string|((i:number) => string)} [route.body] a JSON body, or one per request (e.g. a
+ *   new sign-up each time); each kept answer records the body it answered as `sent`
  * @returns {{stop: (options?:{maxWaitMs?:number}) => Promise<RouteTiming>}}
  */
-function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50, keep = 200 }) {
+function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50, keep = 200, body }) {
   const pathOf = typeof path === 'function' ? path : () => path;
+  const bodyOf = typeof body === 'function' ? body : () => body;
   const samples = [];
   const inflight = new Set();
   const abort = new AbortController();
@@ -29,11 +32,16 @@ function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50,
   let failures = 0;
   let sent = 0;
   const fire = () => {
-    const at = pathOf(sent++);
+    const i = sent++;
+    const at = pathOf(i);
+    const payload = bodyOf(i);
     const sentAt = Date.now();
     const entry = { sentAt, path: at };
-    entry.request = request(baseUrl + at, { method, timeoutMs: 30_000, signal: abort.signal })
-      .then((res) => samples.push({ path: at, ms: res.ms, status: res.status, body: samples.length < keep ? res.body : undefined, headers: samples.length < keep ? res.headers : undefined }))
+    entry.request = request(baseUrl + at, { method, body: payload, timeoutMs: 30_000, signal: abort.signal })
+      .then((res) => {
+        const kept = samples.length < keep;
+        samples.push({ path: at, ms: res.ms, status: res.status, body: kept ? res.body : undefined, headers: kept ? res.headers : undefined, sent: kept ? payload : undefined });
+      })
       .catch(() => failures++)
       .finally(() => inflight.delete(entry));
     inflight.add(entry);
@@ -86,7 +94,7 @@ function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50,
  * @property {number} p90
  * @property {number} p99
  * @property {number} max
- * @property {Array<{path:string, ms:number, status:number, body:string, headers:object}>} samples
+ * @property {Array<{path:string, ms:number, status:number, body:string, headers:object, sent?:string}>} samples
  */
 
 module.exports = { startRouteProbe };

@@ -1,131 +1,47 @@
 'use strict';
-// Installs and builds the workbook site (site/, its own npm package) when,
-// and only when, it is needed: `npm start` and the site's tests call these
-// before serving site/build. Both steps stream progress lines and are never
-// silent for more than a few seconds, since the first install takes about a
-// minute.
+// The workbook site (site/, its own npm package) as learners get it and as
+// authors make it.
 //
-// What "needed" means is recorded next to the output:
+// Learners: the built site is part of the repository (site/build/, a
+// generated artifact like the README's lab table), so `npm ci` installs no
+// site packages and `npm start` serves it at once, offline. The captures
+// under site/static/captures/ are not committed twice: the workbook server
+// serves site/static/ behind site/build/ (SITE_ROOTS), as Docusaurus itself
+// merges its static folder into the site's root.
+//
+// Authors and CI: `npm run site:build` installs the site's packages (npm ci
+// in site/, once) and builds site/build from the sources, then writes
+// site/build/.workbook-build.json, the hash of each input of that build.
+// test/site.test.js compares those hashes with the sources and fails, naming
+// the changed inputs and the command, when the committed build is stale.
+//
+// Both steps stream progress lines and are never silent for more than a few
+// seconds. What "installed" means is recorded next to the packages:
 //   site/node_modules/.workbook-install.json  hash of site/package-lock.json
-//   site/build/.workbook-build.json            hash of every input of the build
-// `npm ci` deletes node_modules and Docusaurus empties build/, so a stamp
-// never outlives what it describes.
+// What a build is made from, and whether it is current: ./site-inputs.js.
 
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { ROOT, labs } = require('./labs');
-const { labFiles } = require('./shipped');
-const { readWalkthrough } = require('./walkthrough');
 const { OutputTail, lineSplitter } = require('../harness/output-tail');
+const { npmCommand } = require('./npm-command');
+const inputs = require('./site-inputs');
 
-const SITE_DIR = path.join(ROOT, 'site');
-const BUILD_DIR = path.join(SITE_DIR, 'build');
+const { BUILD_COMMAND, BUILD_DIR, SITE_DIR, STAMP_NAME, baseUrlOf, buildInputs, buildState, readJson, sha256, staleMessage } = inputs;
+const STATIC_DIR = path.join(SITE_DIR, 'static');
+// What the workbook server serves, first match wins: the build, then the
+// static folder Docusaurus copies into it (the captures, which git does not
+// hold twice: .gitignore leaves out site/build/captures/).
+const SITE_ROOTS = [BUILD_DIR, STATIC_DIR];
 const LOCKFILE = path.join(SITE_DIR, 'package-lock.json');
 const INSTALL_STAMP = path.join(SITE_DIR, 'node_modules', '.workbook-install.json');
-const BUILD_STAMP = path.join(BUILD_DIR, '.workbook-build.json');
-
-const TEXT = /\.(js|mjs|cjs|jsx|json|md|mdx|css|html|txt|hbs|svg|yml|yaml)$/i;
 
 // Say something at least this often while a step runs quietly.
 const HEARTBEAT_MS = 8000;
 
-function readJson(file) {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
 function writeJson(file, data) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(data, null, 2) + '\n');
-}
-
-function sha256(...parts) {
-  const hash = crypto.createHash('sha256');
-  for (const part of parts) hash.update(part);
-  return hash.digest('hex');
-}
-
-/** Every file under `dir` (relative to ROOT, forward slashes), skipping `skip` folder names. */
-function filesUnder(dir, skip = new Set()) {
-  const found = [];
-  const walk = (current) => {
-    let entries;
-    try {
-      entries = fs.readdirSync(current, { withFileTypes: true });
-    } catch {
-      return; // a folder that does not exist has no inputs
-    }
-    for (const entry of entries) {
-      const full = path.join(current, entry.name);
-      if (entry.isDirectory()) {
-        if (!skip.has(entry.name)) walk(full);
-      } else if (entry.isFile()) {
-        found.push(path.relative(ROOT, full).split(path.sep).join('/'));
-      }
-    }
-  };
-  walk(dir);
-  return found;
-}
-
-/**
- * The files the built site is made from. The learner's own edits to
- * labs/<lab>/app.js are deliberately not among them: the site shows the
- * shipped starters (pinned by scripts/lib/shipped-starters.json), so
- * editing a lab must not cost a rebuild at the next `npm start`.
- */
-function buildInputs() {
-  const editable = new Set(labs.flatMap((lab) => labFiles(lab).map((file) => `labs/${lab.slug}/${file}`)));
-  // The walkthroughs, their images, the lab list and each lab's check folder
-  // (gates, margins, trainers' notes).
-  const labInputs = filesUnder(path.join(ROOT, 'labs')).filter(
-    (file) =>
-      !editable.has(file) &&
-      (/\/README\.md$/.test(file) || /\.(png|jpe?g|gif|svg|webp)$/i.test(file) || file === 'labs/labs.json' || /^labs\/[^/]+\/check\//.test(file)),
-  );
-  return [
-    ...filesUnder(SITE_DIR, new Set(['node_modules', 'build', '.docusaurus'])),
-    ...labInputs,
-    ...filesUnder(path.join(ROOT, 'solutions')),
-    // The shipped-starter manifest, the wording, and the check contract.
-    ...filesUnder(path.join(ROOT, 'scripts', 'lib')),
-    ...filesUnder(path.join(ROOT, 'scripts', 'checks')),
-    ...quotedFiles([...labInputs, ...filesUnder(path.join(SITE_DIR, 'docs'))]),
-    'package.json',
-  ]
-    .filter((file, i, all) => all.indexOf(file) === i)
-    .sort();
-}
-
-/**
- * Files that walkthroughs quote in code blocks titled with their path
- * (```js title="scripts/…"): the build copies their lines, so they are
- * inputs wherever they live.
- */
-function quotedFiles(markdownFiles) {
-  return markdownFiles
-    .filter((file) => /\.mdx?$/.test(file))
-    .flatMap((file) => readWalkthrough(path.join(ROOT, file)).codeBlocks.map((block) => block.title))
-    .filter((title) => title && /^(labs|solutions|scripts|test)\//.test(title) && fs.existsSync(path.join(ROOT, title)));
-}
-
-/** One hash of every build input: names and contents, plus the settings that change the output. */
-function buildHash() {
-  const hash = crypto.createHash('sha256');
-  for (const file of buildInputs()) {
-    hash.update(`${file}\0`);
-    const content = fs.readFileSync(path.join(ROOT, file));
-    // Line endings do not change the site (Windows checkouts may use CRLF).
-    hash.update(TEXT.test(file) ? content.toString('utf8').replace(/\r\n/g, '\n') : content);
-    hash.update('\0');
-  }
-  hash.update(`base-url=${process.env.WORKBOOK_SITE_BASE_URL || '/'}`);
-  return hash.digest('hex');
 }
 
 function lockfileHash() {
@@ -157,7 +73,7 @@ const NOISE = /Use `npm run serve` command/;
  * heartbeat line whenever it has been quiet for a while.
  * @returns {Promise<void>} rejects with `failure` plus the output's tail
  */
-function run(command, args, { cwd, progress, doing, still, failure, shell = false }) {
+function run(command, args, { cwd, env = {}, progress, doing, still, failure, shell = false }) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     let lastSaid = Date.now();
@@ -167,7 +83,7 @@ function run(command, args, { cwd, progress, doing, still, failure, shell = fals
     };
     const seconds = () => Math.round((Date.now() - started) / 1000);
     say(`${doing}…`);
-    const child = spawn(command, args, { cwd, env: childEnv(), shell, windowsHide: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env: { ...childEnv(), ...env }, shell, windowsHide: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const tail = new OutputTail();
     const onLine = (line) => {
       if (!NOISE.test(line)) say(`  ${line.trim()}`);
@@ -200,28 +116,28 @@ function run(command, args, { cwd, progress, doing, still, failure, shell = fals
   });
 }
 
-/**
- * Installs the site's packages with `npm ci` when site/node_modules is
- * missing or site/package-lock.json changed since the last install.
- * @param {object} [options]
- * @param {(line:string) => void} [options.progress]
- * @returns {Promise<{installed:boolean}>} whether it had to install
- */
 /** Are the site's packages installed, from its current lockfile? */
 function isInstalled() {
   const stamp = readJson(INSTALL_STAMP);
   return Boolean(stamp && stamp.lockfile === lockfileHash() && fs.existsSync(path.join(SITE_DIR, 'node_modules', '@docusaurus', 'core')));
 }
 
+/**
+ * Installs the site's packages with `npm ci` in site/ when they are missing
+ * or site/package-lock.json changed since the last install. Only building the
+ * site needs them (authors, CI): learners get the site built.
+ * @param {object} [options]
+ * @param {(line:string) => void} [options.progress]
+ * @returns {Promise<{installed:boolean}>} whether it had to install
+ */
 async function ensureInstalled({ progress = () => {} } = {}) {
   if (isInstalled()) return { installed: false };
-  const isWindows = process.platform === 'win32';
-  await run(isWindows ? 'npm.cmd' : 'npm', ['ci', '--no-audit', '--no-fund'], {
+  const npm = npmCommand('npm', ['ci', '--no-audit', '--no-fund']);
+  await run(npm.command, npm.args, {
     cwd: SITE_DIR,
     progress,
-    // Node refuses to spawn .cmd files without a shell (CVE-2024-27980).
-    shell: isWindows,
-    doing: "Installing the site's packages (npm ci in site/; about a minute, once)",
+    shell: npm.shell,
+    doing: "Installing the site's build tools (npm ci in site/; about a minute, once)",
     still: "installing the site's packages",
     failure: "Installing the site's packages (npm ci in site/) failed",
   });
@@ -230,30 +146,65 @@ async function ensureInstalled({ progress = () => {} } = {}) {
 }
 
 /**
- * Builds the site into site/build when it is missing or any of its inputs
- * changed since it was built. Installs first if needed.
+ * Builds the site from its sources into `dir` (site/build by default),
+ * installing the site's packages first if needed, and stamps it with the hash
+ * of each input. The stamp holds no date or machine, so a rebuild from the
+ * same sources changes only what Docusaurus writes differently.
  * @param {object} [options]
  * @param {(line:string) => void} [options.progress]
- * @returns {Promise<{built:boolean, installed:boolean}>}
+ * @param {string} [options.dir]      where to write the site
+ * @param {string} [options.baseUrl]  the path the site is hosted below ("/" for the workbook server)
+ * @returns {Promise<{installed:boolean}>}
  */
-async function ensureBuilt({ progress = () => {} } = {}) {
+async function buildSite({ progress = () => {}, dir = BUILD_DIR, baseUrl } = {}) {
+  const base = baseUrlOf(baseUrl);
   const { installed } = await ensureInstalled({ progress });
-  // site/package-lock.json is among the inputs: a new install means a new build.
-  const wanted = buildHash();
-  const stamp = readJson(BUILD_STAMP);
-  if (stamp && stamp.inputs === wanted && fs.existsSync(path.join(BUILD_DIR, 'index.html'))) {
-    return { built: false, installed };
-  }
-  fs.rmSync(BUILD_STAMP, { force: true });
-  await run(process.execPath, [path.join(SITE_DIR, 'scripts', 'docusaurus.mjs'), 'build'], {
+  // Read before the build: an input edited while it runs leaves the build stale, never wrongly current.
+  const inputs = buildInputs({ baseUrl: base });
+  fs.rmSync(path.join(dir, STAMP_NAME), { force: true });
+  await run(process.execPath, [path.join(SITE_DIR, 'scripts', 'docusaurus.mjs'), 'build', '--out-dir', dir], {
     cwd: SITE_DIR,
+    env: { WORKBOOK_SITE_BASE_URL: base },
     progress,
-    doing: 'Building the workbook site (about 20 s)',
+    doing: `Building the workbook site into ${path.relative(process.cwd(), dir) || '.'} (about 10 s)`,
     still: 'building the site',
     failure: 'Building the workbook site failed',
   });
-  writeJson(BUILD_STAMP, { inputs: wanted, at: new Date().toISOString(), node: process.version });
-  return { built: true, installed };
+  writeJson(path.join(dir, STAMP_NAME), {
+    about: `Written by \`${BUILD_COMMAND}\`: a hash of each input this site was built from. test/site.test.js compares them with the sources.`,
+    baseUrl: base,
+    inputs,
+  });
+  return { installed };
 }
 
-module.exports = { BUILD_DIR, ensureBuilt, ensureInstalled, isInstalled };
+/**
+ * The site for `npm start` to serve. A learner's is the committed build,
+ * current by construction. An author whose sources moved on gets a rebuild
+ * when the site's packages are installed, and otherwise the committed build
+ * with a note saying how to refresh it.
+ * @returns {Promise<{roots:string[], built:boolean, notice:string|null}>}
+ * @throws {Error} when there is no built site at all
+ */
+async function siteToServe({ progress = () => {} } = {}) {
+  const status = buildState();
+  if (status.state === 'current') return { roots: SITE_ROOTS, built: false, notice: null };
+  if (isInstalled()) {
+    progress(status.state === 'missing' ? 'The site is not built yet.' : 'The site\'s sources changed since it was built.');
+    await buildSite({ progress });
+    return { roots: SITE_ROOTS, built: true, notice: null };
+  }
+  if (status.state === 'missing') throw new Error(staleMessage(status));
+  return { roots: SITE_ROOTS, built: false, notice: staleMessage(status, { max: 3 }) };
+}
+
+module.exports = {
+  // What the build is made from, and whether it is current (site-inputs.js).
+  ...inputs,
+  SITE_ROOTS,
+  STATIC_DIR,
+  buildSite,
+  ensureInstalled,
+  isInstalled,
+  siteToServe,
+};

@@ -1,7 +1,9 @@
 'use strict';
-// Serves the built site (site/build) from disk: the files Docusaurus wrote,
-// with /labs/x resolved to /labs/x/index.html and anything outside the
-// folder refused.
+// Serves the built site from disk: the files Docusaurus wrote, with /labs/x
+// resolved to /labs/x/index.html and anything outside the folders refused.
+// It serves from several folders, first match wins: site/build, then
+// site/static, whose files Docusaurus copies into the build's root (the
+// workbook commits its build without that second copy of the captures).
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -40,8 +42,21 @@ function resolveFile(root, urlPath) {
   return null;
 }
 
-function serveStatic(root, req, res) {
-  const file = resolveFile(root, req.url) || resolveFile(root, '/404.html');
+/** The file a URL path names in the first of `roots` that has it, else null. */
+function resolveIn(roots, urlPath) {
+  for (const root of roots) {
+    const file = resolveFile(root, urlPath);
+    if (file) return file;
+  }
+  return null;
+}
+
+/**
+ * @param {string|string[]} roots the folders to serve, first match wins
+ */
+function serveStatic(roots, req, res) {
+  const list = [].concat(roots).map((root) => path.resolve(root));
+  const file = resolveIn(list, req.url) || resolveIn(list, '/404.html');
   if (!file) {
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found');
     return;

@@ -18,6 +18,11 @@ const { stateOf } = require('../lib/progress');
 const { CheckQueue } = require('./check-queue');
 const { serveStatic } = require('./static-files');
 
+/**
+ * @param {object} options
+ * @param {string|string[]|null} options.siteDir the built site's folder, or
+ *   folders served in order (site/build, then site/static), or null for the API alone
+ */
 function createWorkbookServer({ siteDir, queue = new CheckQueue() }) {
   let allowedHosts = new Set();
 

@@ -16,7 +16,7 @@ function derivedApp(name, base, patches) {
   let source = fs.readFileSync(base, 'utf8');
   for (const [from, to] of patches) {
     if (!source.includes(from)) throw new Error(`fixture ${name}: "${from.slice(0, 60)}…" is no longer in ${path.relative(ROOT, base)}`);
-    source = source.replace(from, to);
+    source = source.replace(from, () => to); // as written: a "$'" in `to` is not a replacement pattern
   }
   const file = path.join(ROOT, '.workbook', 'derived', `${name}.js`);
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -1,14 +1,15 @@
 'use strict';
 // The workbook site in a headless browser, served by the real workbook
-// server from site/build, for the site's tests: test/site.test.js (what the
-// pages do) and test/extended/site-tour.test.js (screenshots of every page,
-// to look at as a learner would).
+// server as `npm start` serves it (site/build, then site/static), for the
+// site's tests: test/site.test.js (what the pages do) and
+// test/extended/site-tour.test.js (screenshots of every page, to look at as
+// a learner would).
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { ROOT } = require('../../scripts/lib/labs');
 const { materializeShipped } = require('../../scripts/lib/shipped');
-const { BUILD_DIR } = require('../../scripts/lib/site');
+const { SITE_ROOTS } = require('../../scripts/lib/site');
 const { createWorkbookServer } = require('../../scripts/server/workbook-server');
 const { CheckQueue } = require('../../scripts/server/check-queue');
 const { findChromium, launchBrowser, openPage } = require('./browser');
@@ -49,7 +50,7 @@ function useSiteInBrowser({ check } = {}) {
 
   beforeAll(async () => {
     if (!chromium) throw new Error('CI must run the browser tests, but there is no Chromium at /usr/bin/chromium or $CHROME_PATH.');
-    server = createWorkbookServer({ siteDir: BUILD_DIR, queue: new CheckQueue({ appFor, ...(check ? { check: (lab, options) => check(lab, { ...options, which: site.checkWhich }) } : {}) }) });
+    server = createWorkbookServer({ siteDir: SITE_ROOTS, queue: new CheckQueue({ appFor, ...(check ? { check: (lab, options) => check(lab, { ...options, which: site.checkWhich }) } : {}) }) });
     url = await server.listen(0);
     host = new URL(url).host;
     browser = await launchBrowser(chromium);

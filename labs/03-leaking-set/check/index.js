@@ -67,6 +67,12 @@ async function measure(ctx) {
     loads.push(await record(SETTINGS.block, `block ${i}`));
     points.push({ requests: recorded, heapUsed: await settledHeap(app) });
     progress(`  ${i}/${SETTINGS.blocks}: ${recorded} readings, memory after a forced GC: ${mb(points.at(-1).heapUsed)}`);
+    // Three checkpoints already on a line decisively past the threshold
+    // decide the check (ctx.decide); a leak of a reading per request does.
+    if (i >= 2) {
+      const soFar = linearFit(points.map((p) => p.requests), points.map((p) => p.heapUsed));
+      ctx.decide({ figures: { 'heap-per-request': { value: soFar.slope, scale: `slope over the first ${i * SETTINGS.block} requests after ${SETTINGS.warmup} of warm-up` } }, responses }, `${i} blocks of ${SETTINGS.block} readings`);
+    }
   }
 
   const statuses = {};

@@ -1,0 +1,1 @@
+"use strict";(self.webpackChunknode_profiling_workbook_site=self.webpackChunknode_profiling_workbook_site||[]).push([["747"],{7093(e){e.exports=JSON.parse('{"name":"docusaurus-plugin-content-docs","id":"default"}')}}]);

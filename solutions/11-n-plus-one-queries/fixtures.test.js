@@ -183,6 +183,16 @@ async function recentOrders(customerId) {
         (result) => expect(failedGates(result)).toEqual(['queries-per-request']),
       ],
       [
+        "the starter's query per order, all at once on one pipelined client (pg's pipeline: true): about one round trip, still one query per order",
+        fromStarter('pipelined', [
+          [LOOP_START, '  await Promise.all(orders.map(async (order) => {\n    const { rows: items } = await pipelined.query('],
+          [LOOP_END, '    order.items = items;\n  }));\n  return orders;'],
+          ['  pool = new Pool({ connectionString: url });', "  pool = new Pool({ connectionString: url });\n  pipelined = new (require('pg').Client)({ connectionString: url, pipeline: true });\n  pipelined.connect();"],
+          ['let pool; // connections to the database, made once it is up', 'let pool; // connections to the database, made once it is up\nlet pipelined; // one client that sends its queries without waiting for answers'],
+        ]),
+        (result) => expect(failedGates(result)).toEqual(['queries-per-request']),
+      ],
+      [
         'answers kept in a Map: no queries for a customer asked for before',
         fromSolution('cache', [
           [ANSWER, '  const orders = kept.get(customerId) ?? (await recentOrders(Number(customerId)));\n  kept.set(customerId, orders);'],

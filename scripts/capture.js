@@ -47,6 +47,9 @@ const TITLES = {
   bubbleprof: 'Clinic.js Bubbleprof\'s bubbles as a tree, printed by `npx workbook profile --tool bubbleprof`',
   'bubbleprof-solution': 'Clinic.js Bubbleprof\'s bubbles of the reference solution, as a tree',
   'doctor-report': 'Clinic.js Doctor\'s report',
+  report: 'The diagnostic report of an out-of-memory crash (--report-on-fatalerror), read by `npx workbook profile --tool report`',
+  'report-solution': 'The reference solution under the same load and heap limit, `npx workbook profile --tool report --solution`',
+  'oom-snapshot': 'The heap snapshot written near the heap limit (--heapsnapshot-near-heap-limit), read by `npx workbook profile --tool oom-snapshot`',
 };
 
 /** The machine the captures come from, as the checks describe it, and when. */
@@ -130,8 +133,8 @@ async function captureLab(lab, progress, { only = null, previous = null } = {}) 
       const suffix = onSolution ? '-solution' : '';
       progress(`Lab ${lab.id}: ${step.tool}${onSolution ? ' on the solution' : ''}`);
       const { text, result, dir } = await captureTool(lab, step.tool, file, progress);
-      // The starter ran from a scratch copy: show it under the path the learner knows.
-      const asLab = (content) => content.split(path.relative(ROOT, starter).split(path.sep).join('/')).join(relative(lab.app));
+      // The starter ran from a scratch copy of the lab's files: show them under the paths the learner knows.
+      const asLab = (content) => content.split(path.relative(ROOT, path.dirname(starter)).split(path.sep).join('/')).join(relative(lab.dir));
       save(kind, `${kind}.txt`, asLab(text));
       if (step.tool === 'cpu' && result.flamegraph) save(`flamegraph${suffix}`, `flamegraph${suffix}.svg`, asLab(fs.readFileSync(result.flamegraph, 'utf8')), 'svg');
       if (step.tool === 'clinic-doctor') save(`doctor-report${suffix}`, `doctor${suffix}.html`, fs.readFileSync(result.open), 'html');

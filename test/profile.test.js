@@ -86,7 +86,7 @@ test('heap on lab 03 finds the leaking constructor and the variable that holds i
 test('an unknown tool is a usage error listing the tools', async () => {
   const { code, stderr } = await runCli(['profile', '01', '--tool', 'vtune']);
   expect(code).toBe(2);
-  expect(stderr).toMatch(/There is no tool "vtune"\. The tools are: prof, cpu, flame, heap, gc, clinic-doctor, clinic-flame, heapprofiler, bubbleprof, perf\./);
+  expect(stderr).toMatch(/There is no tool "vtune"\. The tools are: prof, cpu, flame, heap, gc, report, oom-snapshot, clinic-doctor, clinic-flame, heapprofiler, bubbleprof, perf\./);
 });
 
 describe('the gc reading calls a leak only on a clear rise', () => {
@@ -110,6 +110,105 @@ describe('the gc reading calls a leak only on a clear rise', () => {
     // A leak of 1.5 MB/s, a second apart: under the bar, yet not level either.
     expect(summarizeTraceGc(fulls([7, 8.5])).trend).toMatchObject({ rising: false, level: false });
     expect(summarizeTraceGc(fulls([7, 7.2, 7.3])).trend).toMatchObject({ rising: false, level: true });
+  });
+});
+
+// The readings behind `--tool report` and `--tool oom-snapshot` (the tools
+// themselves, on lab 09's starter, run in the extended suite).
+describe('reading what an out-of-memory crash leaves behind', () => {
+  const os = require('node:os');
+  const { spawnSync } = require('node:child_process');
+  const { readReport, readReportFile, describeCrash } = require('../scripts/profile/read/diagnostic-report');
+  const { parseSnapshot, retainerPath, functionOf, awaitingGenerators } = require('../scripts/profile/read/heapsnapshot');
+
+  test('a real report of this Node: the heap spaces, the limit, no JavaScript stack', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-oom-report-'));
+    try {
+      // A heap of 16 MB filled in a loop: dead in well under a second.
+      const run = spawnSync(process.execPath, ['--max-old-space-size=16', '--report-on-fatalerror', `--report-directory=${dir}`, '-e', 'const kept = []; for (;;) kept.push({ n: kept.length, s: `order ${kept.length}` });'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+      expect(run.stderr).toMatch(/FATAL ERROR: .*JavaScript heap out of memory/);
+      const file = fs.readdirSync(dir).find((f) => /^report\..*\.json$/.test(f));
+      expect(file).toBeDefined();
+      const report = readReportFile(path.join(dir, file));
+      expect(report).toMatchObject({ trigger: 'OOMError', node: process.version, oldSpaceLimitMb: 16 });
+      expect(report.heap.limit).toBeGreaterThan(16 * 1024 * 1024); // the young generation comes on top
+      expect(report.heap.spaces.map((sp) => sp.name)).toContain('old_space');
+      expect(report.jsStack.frames).toEqual([]);
+      const text = describeCrash(report);
+      expect(text).toMatch(/trigger OOMError/);
+      expect(text).toMatch(/--max-old-space-size=16 for the old generation/);
+      expect(text).toMatch(/^ +[\d.]+ MB +[\d.]+ MB +old_space$/m);
+      expect(text).toMatch(/JavaScript stack \(javascriptStack\): "No stack\."/);
+      expect(text).toMatch(/Resource usage/);
+    } finally {
+      removeTemp(dir);
+    }
+  });
+
+  test('a report with a stack, clients and connections of its own (report versions 4 and 5)', () => {
+    const report = readReport({
+      header: { reportVersion: 5, event: 'JavaScript API', trigger: 'GetReport', nodejsVersion: 'v24.0.0', commandLine: ['node', 'app.js'] },
+      javascriptStack: { message: 'Error [ERR_SYNTHETIC]: JavaScript Callstack', stack: ['at exportRoute (/app/app.js:45:30)', 'at Layer.handle (/app/node_modules/router/lib/layer.js:152:17)'] },
+      javascriptHeap: { usedMemory: 50 * 1048576, memoryLimit: 176 * 1048576, externalMemory: 1048576, heapSpaces: { old_space: { memorySize: 60 * 1048576, used: 48 * 1048576 }, new_space: { memorySize: 1048576, used: 0 } } },
+      nativeStack: [{ pc: '0x1', symbol: 'node::GetNodeReport(…) [node]' }, { pc: '0x2', symbol: 'node::report::WriteReport(…) [node]' }],
+      resourceUsage: { rss: 90 * 1048576, maxRss: 95 * 1048576, userCpuSeconds: 1.5, kernelCpuSeconds: 0.2, cpuConsumptionPercent: 40, constrained_memory: 512 * 1048576, total_memory: 8192 * 1048576 },
+      libuv: [
+        { type: 'tcp', localEndpoint: { port: 3000 } },
+        { type: 'tcp', localEndpoint: { port: 3000 }, remoteEndpoint: { port: 50001 } },
+        { type: 'tcp', localEndpoint: { port: 3000 }, remoteEndpoint: { port: 50002 } },
+        { type: 'tcp', localEndpoint: { port: 41000 }, remoteEndpoint: { port: 5432 } },
+        { type: 'timer' },
+      ],
+    });
+    expect(report).toMatchObject({ connections: 2, outgoing: 1, listening: 1, oldSpaceLimitMb: null });
+    expect(report.jsStack.frames).toHaveLength(2);
+    const text = describeCrash(report);
+    expect(text).toMatch(/at exportRoute \(\/app\/app\.js:45:30\)/);
+    expect(text).toMatch(/2 connections from clients .*, 1 of its own to other servers/);
+    expect(text).toMatch(/memory limit of its container \(constrained_memory\): 512\.0 MB/);
+    expect(text).toMatch(/node::GetNodeReport/); // no out-of-memory handler to skip: every frame shows
+    // A report written without the event loop (as some out-of-memory ones are) lists no handles.
+    expect(describeCrash(readReport({ header: { event: 'x' }, libuv: [] }))).toMatch(/none recorded/);
+    expect(() => readReport({ nothing: true })).toThrow(/not a Node\.js diagnostic report/);
+  });
+
+  test('a heap snapshot names the async functions that hold the objects, and their lines', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-async-stack-'));
+    try {
+      const app = path.join(dir, 'held.js');
+      // fetchAll() keeps what it fetched in a local while it awaits; exportAll() awaits fetchAll().
+      fs.writeFileSync(
+        app,
+        [
+          "const v8 = require('node:v8');",
+          'async function fetchAll() {',
+          '  const rows = [];',
+          '  for (let i = 0; i < 5000; i++) rows.push({ id: i, kind: "order" });',
+          '  await new Promise((resolve) => setTimeout(resolve, 60_000).unref());',
+          '  return rows;',
+          '}',
+          'async function exportAll() {',
+          '  const rows = await fetchAll();',
+          '  return rows.length;',
+          '}',
+          'exportAll();',
+          `setImmediate(() => v8.writeHeapSnapshot(${JSON.stringify(path.join(dir, 'held.heapsnapshot'))}));`,
+        ].join('\n'),
+      );
+      const run = spawnSync(process.execPath, [app], { encoding: 'utf8', timeout: 30_000 });
+      expect(run.status).toBe(0);
+      const g = parseSnapshot(JSON.parse(fs.readFileSync(path.join(dir, 'held.heapsnapshot'), 'utf8')));
+      const chain = retainerPath(g, 'Object', new Set());
+      const inner = chain.filter((step) => /^Generator of /.test(step.node)).pop();
+      expect(inner.node).toBe('Generator of fetchAll()');
+      const stack = [inner.index, ...awaitingGenerators(g, inner.index)].map((v) => functionOf(g, v));
+      expect(stack.map((f) => [f.name, path.basename(f.file), f.line])).toEqual([
+        ['fetchAll', 'held.js', 2],
+        ['exportAll', 'held.js', 8],
+      ]);
+    } finally {
+      removeTemp(dir);
+    }
   });
 });
 

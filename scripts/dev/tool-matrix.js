@@ -22,7 +22,8 @@ const CLI = path.join(__dirname, '..', 'workbook.js');
 // Each tool on each lab whose walkthrough uses it.
 const ROWS = labs.flatMap((lab) => checkOf(lab).tools.map((tool) => [tool, lab.id]));
 // `gc` needs full collections, and Node 22 and later run few in 4 s: it runs under the standard 10 s.
-const DURATION_OF = { gc: 10 };
+// The out-of-memory tools load the app until it dies (or the time is up): 15 s lets a busy machine get there.
+const DURATION_OF = { gc: 10, report: 15, 'oom-snapshot': 15 };
 
 /**
  * What a run found, in a few words, from its output: the hot spot (with its
@@ -48,6 +49,8 @@ function finding(tool, out) {
     heap: /The variable "(\w+)" is declared at \S+:(\d+)/,
     gc: /Verdict: the heap (after each full collection keeps rising|after full collections stays level)|(not enough to tell)/,
     perf: /^\s+([\d.]+%)\s+(\S+)/m,
+    report: /The app died after ([\d.]+) s /,
+    'oom-snapshot': /awaited by .* at \S+?([\w-]+\.js):(\d+)/,
   };
   const m = patterns[tool] && patterns[tool].exec(out);
   if (!m) return '';
@@ -55,6 +58,8 @@ function finding(tool, out) {
   if (tool === 'heap') return `\`${m[1]}\` (app.js:${m[2]})`;
   if (tool === 'gc') return m[2] ? '(not enough to tell)' : m[1].includes('rising') ? 'leak: rising' : 'level';
   if (tool === 'perf') return `${m[2]} ${m[1]}`;
+  if (tool === 'report') return `died after ${m[1]} s`;
+  if (tool === 'oom-snapshot') return `held in ${m[1]}:${m[2]}`;
   return '';
 }
 

@@ -5,7 +5,7 @@
 
 const path = require('node:path');
 const { findLab } = require('../../scripts/lib/labs');
-const { describeFixtures } = require('../../test/helpers/lab-verdicts');
+const { describeFixtures, expectGates } = require('../../test/helpers/lab-verdicts');
 const { derivedApp } = require('../../test/helpers/derived-app');
 
 const lab = findLab('02');
@@ -29,8 +29,12 @@ describe('lab 02 · fixtures', () => {
         'serving from cluster workers (their CPU is not the app\'s, and their state is split)',
         fixture('cluster.js'),
         (result) => {
+          // Caught either way: the workers do not share the state a write
+          // changed (a later read answers from the other worker), or, when
+          // every lone answer happened to come from one worker, the check
+          // sees requests served outside the process it started.
           const names = result.responses.filter((r) => !r.pass).map((r) => r.name);
-          expect(names).toContain("requests served by the app's own process");
+          expect(names.some((name) => name === "requests served by the app's own process" || /^(GET|PUT|PATCH|DELETE) \/(users|orders)/.test(name))).toBe(true);
         },
       ],
       [
@@ -38,7 +42,7 @@ describe('lab 02 · fixtures', () => {
         // Every resource but the catalogue gone: fast, and no longer the same API.
         derivedApp('02-measured-routes-only', lab.solutionApp, [['for (const name of RESOURCES) {', 'for (const name of []) {']]),
         (result) => {
-          expect(result.gates.find((g) => g.id === 'throughput-ratio').pass).toBe(true);
+          expectGates(result, { 'throughput-ratio': true });
           expect(result.responses.filter((r) => !r.pass).map((r) => r.name)).toContain('POST /orders');
         },
       ],

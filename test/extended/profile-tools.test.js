@@ -23,6 +23,8 @@ const ARTIFACT = {
   bubbleprof: /\.clinic-bubbleprof\.html$/,
   heap: /2-after-load\.heapsnapshot$/,
   gc: /trace-gc\.log$/,
+  report: /report\.[\d.]+\.json$/,
+  'oom-snapshot': /\.heapsnapshot$/,
   perf: /flamegraph\.svg$/,
 };
 
@@ -38,7 +40,9 @@ afterAll(() => {
 describe.each(CASES)('--tool %s on lab %s', (tool, lab, artifact, finding) => {
   const skip = tool === 'perf' && perfUnavailable();
   (skip ? test.skip : test)(`writes its artifact${finding ? ' and reports what it found' : ''}`, async () => {
-    const { code, stdout, stderr } = await runCli(['profile', lab, '--tool', tool, '--duration', '4']);
+    // The out-of-memory tools load the app until it dies: give a busy machine the time.
+    const seconds = ['report', 'oom-snapshot'].includes(tool) ? '15' : '4';
+    const { code, stdout, stderr } = await runCli(['profile', lab, '--tool', tool, '--duration', seconds]);
     if (code !== 0) throw new Error(`exit ${code}\n${stdout}\n${stderr}`);
     const open = /Open first: (\S+)/.exec(stdout)[1];
     expect(open).toMatch(artifact);

@@ -100,4 +100,37 @@ function describeFixtures(lab, { otherFixes = [], cheats = [] }) {
   }
 }
 
-module.exports = { describeLabVerdicts, describeFixtures, progressFor, checkWithProgress, explain };
+/**
+ * What a cheat's result must show, gate by gate, for a check that may stop
+ * early. `expected` maps a gate id to true (passes) or false (fails), or to a
+ * RegExp (fails, and its meaning matches). A gate the check did not reach
+ * because it stopped as soon as the verdict was certain must be listed as
+ * unmeasured; at least one of the expected failures must have been measured,
+ * so the verdict came from a gate the cheat is meant to trip, unless the
+ * check stopped on a wrong response that `orResponse` names (a response
+ * case that catches the same thing, measured earlier).
+ * @param {object} result
+ * @param {Record<string, boolean|RegExp>} expected
+ * @param {{orResponse?: RegExp}} [options]
+ */
+function expectGates(result, expected, { orResponse } = {}) {
+  const unmeasured = result.early ? result.early.unmeasured : [];
+  let failuresSeen = 0;
+  for (const [id, want] of Object.entries(expected)) {
+    const gate = result.gates.find((g) => g.id === id);
+    if (!gate) {
+      if (!unmeasured.includes(id)) throw new Error(`Gate ${id} is missing from the result and not listed as unmeasured.\n${formatResult(result)}`);
+      continue;
+    }
+    const shouldPass = want === true;
+    if (gate.pass !== shouldPass) throw new Error(`Gate ${id} ${gate.pass ? 'passed' : 'failed'}; expected it to ${shouldPass ? 'pass' : 'fail'}.\n${formatResult(result)}`);
+    if (want instanceof RegExp) expect(gate.meaning).toMatch(want);
+    if (!shouldPass) failuresSeen++;
+  }
+  const caughtByResponse = orResponse && result.early && result.responses.some((r) => !r.pass && orResponse.test(r.name));
+  if (Object.values(expected).some((want) => want !== true) && failuresSeen === 0 && !caughtByResponse) {
+    throw new Error(`None of the gates this cheat should fail (${Object.keys(expected).filter((id) => expected[id] !== true).join(', ')}) was measured.\n${formatResult(result)}`);
+  }
+}
+
+module.exports = { describeLabVerdicts, describeFixtures, expectGates, progressFor, checkWithProgress, explain };

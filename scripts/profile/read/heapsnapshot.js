@@ -44,7 +44,84 @@ function parseSnapshot(json) {
     edgeName[k] = json.edges[k * ef + ENAME];
     edgeTo[k] = json.edges[k * ef + ETO] / nf;
   }
-  return { count, type, name, id, size, firstEdge, edgeType, edgeName, edgeTo, strings: json.strings, nodeTypes, edgeTypes };
+  // Where each function was defined (snapshots from V8 7.x on: node, script, line, column).
+  const locations = new Map();
+  const lf = meta.location_fields || [];
+  if (json.locations && lf.length) {
+    const [OBJ, LINE, COL] = ['object_index', 'line', 'column'].map((x) => lf.indexOf(x));
+    for (let k = 0; k < json.locations.length; k += lf.length) {
+      locations.set(json.locations[k + OBJ] / nf, { line: json.locations[k + LINE] + 1, column: json.locations[k + COL] + 1 });
+    }
+  }
+  return { count, type, name, id, size, firstEdge, edgeType, edgeName, edgeTo, strings: json.strings, nodeTypes, edgeTypes, locations };
+}
+
+/** The node an edge named `edge` of node `v` points to, or -1. */
+function follow(g, v, edge) {
+  for (let k = g.firstEdge[v]; k < g.firstEdge[v + 1]; k++) {
+    const t = g.edgeTypes[g.edgeType[k]];
+    if (t !== 'element' && t !== 'hidden' && g.strings[g.edgeName[k]] === edge) return g.edgeTo[k];
+  }
+  return -1;
+}
+
+/** The nodes edges of `v` point to, with each edge's type and name. */
+function* edgesOf(g, v) {
+  for (let k = g.firstEdge[v]; k < g.firstEdge[v + 1]; k++) {
+    const type = g.edgeTypes[g.edgeType[k]];
+    yield { to: g.edgeTo[k], type, name: type === 'element' || type === 'hidden' ? g.edgeName[k] : g.strings[g.edgeName[k]] };
+  }
+}
+
+/**
+ * The async functions waiting for the one suspended in Generator `gen`,
+ * innermost first: its promise's reactions are closures whose context
+ * belongs to the async function that awaits it, and so on outwards. (What a
+ * debugger calls the async stack, read from the heap.)
+ * @returns {number[]} Generator nodes
+ */
+function awaitingGenerators(g, gen, limit = 8) {
+  const found = [];
+  let current = gen;
+  while (found.length < limit) {
+    let next = -1;
+    for (const promise of edgesOf(g, current)) {
+      if (classOf(g, promise.to) !== 'Promise') continue;
+      const reactions = follow(g, promise.to, 'reactions_or_result');
+      if (reactions < 0) continue;
+      for (const reaction of edgesOf(g, reactions)) {
+        const candidates = g.nodeTypes[g.type[reaction.to]] === 'closure' ? [reaction.to] : [...edgesOf(g, reaction.to)].map((e) => e.to).filter((x) => g.nodeTypes[g.type[x]] === 'closure');
+        for (const closure of candidates) {
+          const context = follow(g, closure, 'context');
+          const outer = context < 0 ? -1 : follow(g, context, 'extension');
+          if (outer >= 0 && outer !== current && classOf(g, outer) === 'Generator') next = outer;
+          if (next >= 0) break;
+        }
+        if (next >= 0) break;
+      }
+      if (next >= 0) break;
+    }
+    if (next < 0 || found.includes(next)) break;
+    found.push(next);
+    current = next;
+  }
+  return found;
+}
+
+/**
+ * For a closure, or a suspended async function (its Generator object): the
+ * function's name, and the file and line where it is defined, when the
+ * snapshot records them.
+ * @returns {{name:string, file:string|null, line:number|null}|null}
+ */
+function functionOf(g, v) {
+  const closure = g.nodeTypes[g.type[v]] === 'closure' ? v : follow(g, v, 'function');
+  if (closure < 0) return null;
+  const shared = follow(g, closure, 'shared');
+  const script = shared < 0 ? -1 : [follow(g, shared, 'script'), follow(g, shared, 'script_or_debug_info')].find((x) => x >= 0) ?? -1;
+  const file = script < 0 ? null : g.strings[g.name[script]] || null;
+  const at = g.locations.get(closure);
+  return { name: g.strings[g.name[closure]] || '', file, line: at ? at.line : null };
 }
 
 /** DevTools' grouping: objects by constructor, everything else by kind. */
@@ -252,14 +329,38 @@ function retainerPath(g, className, beforeIds) {
     const k = via[v];
     const t = g.edgeTypes[g.edgeType[k]];
     const edge = t === 'element' || t === 'hidden' ? `[${g.edgeName[k]}]` : g.strings[g.edgeName[k]];
+    const cls = classOf(g, v);
     const closureName = g.nodeTypes[g.type[v]] === 'closure' ? ` ${g.strings[g.name[v]] || '(anonymous)'}` : '';
-    path.unshift({ edge, edgeType: t, node: `${classOf(g, v)}${closureName}` });
+    // A suspended async function is a Generator object: say which function.
+    const fn = cls === 'Generator' ? functionOf(g, v) : null;
+    const generatorOf = fn ? ` of ${fn.name ? `${fn.name}()` : 'an anonymous function'}` : '';
+    path.unshift({ edge, edgeType: t, node: `${cls}${closureName}${generatorOf}`, index: v });
   }
   return path;
+}
+
+/**
+ * The `n` largest single objects by their own size (a long string, an
+ * array's backing store), each with its class and, for a string, how it begins.
+ * @returns {Array<{node:number, name:string, size:number, preview:string|null}>}
+ */
+function largestObjects(g, n = 5) {
+  const top = [];
+  for (let i = 1; i < g.count; i++) {
+    if (top.length === n && g.size[i] <= top[n - 1].size) continue;
+    top.push({ node: i, size: g.size[i] });
+    top.sort((a, b) => b.size - a.size);
+    if (top.length > n) top.pop();
+  }
+  return top.map(({ node, size }) => {
+    const type = g.nodeTypes[g.type[node]];
+    const preview = type.endsWith('string') ? g.strings[g.name[node]] : null;
+    return { node, name: classOf(g, node), size, preview: preview === null ? null : preview.slice(0, 70) };
+  });
 }
 
 function idsOf(g) {
   return new Set(g.id);
 }
 
-module.exports = { parseSnapshot, summarize, compareSummaries, retainerPath, idsOf };
+module.exports = { parseSnapshot, summarize, compareSummaries, retainerPath, idsOf, largestObjects, classOf, functionOf, awaitingGenerators };

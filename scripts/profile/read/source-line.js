@@ -93,4 +93,16 @@ function hotspotAt(appFile, startLine, callee, fields) {
   };
 }
 
-module.exports = { findCallLines, hotspotAt };
+/**
+ * Where `name` is declared (const, let or var) in `file`: the heap readers'
+ * bridge from a variable in a retainer chain to the line that keeps it.
+ * @returns {{number:number, text:string}|null}
+ */
+function findDeclaration(file, name) {
+  const lines = fs.readFileSync(file, 'utf8').split(/\r?\n/);
+  const pattern = new RegExp(`\\b(const|let|var)\\s+(\\{[^}]*\\b)?${escape(name)}\\b`);
+  const index = lines.findIndex((l) => pattern.test(l));
+  return index < 0 ? null : { number: index + 1, text: lines[index].trim() };
+}
+
+module.exports = { findCallLines, hotspotAt, findDeclaration };

@@ -9,6 +9,7 @@ const { withApp, applyStandardLoad } = require('../session');
 const { relative } = require('../../lib/labs');
 const { parseSnapshot, summarize, compareSummaries, retainerPath, idsOf } = require('../read/heapsnapshot');
 const { table } = require('../read/table');
+const { findDeclaration } = require('../read/source-line');
 
 const WARMUP_SECONDS = 2;
 
@@ -75,10 +76,3 @@ module.exports = {
     };
   },
 };
-
-function findDeclaration(file, name) {
-  const lines = fs.readFileSync(file, 'utf8').split(/\r?\n/);
-  const pattern = new RegExp(`\\b(const|let|var)\\s+${name}\\b`);
-  const index = lines.findIndex((l) => pattern.test(l));
-  return index < 0 ? null : { number: index + 1, text: lines[index].trim() };
-}

@@ -9,6 +9,8 @@ module.exports = {
   flame: require('./flame'),
   heap: require('./heap'),
   gc: require('./gc'),
+  report: require('./report'),
+  'oom-snapshot': require('./oom-snapshot'),
   'clinic-doctor': clinic['clinic-doctor'],
   'clinic-flame': clinic['clinic-flame'],
   heapprofiler: clinic.heapprofiler,

@@ -1,0 +1,308 @@
+'use strict';
+// Lab 09's check against fixtures: other real fixes must pass (a line per
+// write, drain by hand, a Readable over the cursor, pipeline straight from
+// the generator, an object-mode Transform); "fixes" that stream without
+// waiting for the client, that still gather the export before streaming it,
+// spool it to disk after building it, cache exports, keep a copy of the
+// orders, cut the export short, or get the process a bigger heap instead
+// (a cluster worker with a larger --max-old-space-size, a near-limit heap
+// snapshot that raises the limit) must fail. Each is the shipped starter or
+// the reference solution with a few lines changed (derivedApp: a change to
+// their base that breaks a patch fails loudly). The lab's own suite is
+// labs/09-out-of-memory-export/check/verdicts.test.js.
+
+const { findLab } = require('../../scripts/lib/labs');
+const { materializeShipped } = require('../../scripts/lib/shipped');
+const { describeFixtures } = require('../../test/helpers/lab-verdicts');
+const { derivedApp } = require('../../test/helpers/derived-app');
+
+const lab = findLab('09');
+const wrongResponses = (result) => result.responses.filter((r) => !r.pass).map((r) => `${r.name}: ${r.actual}`).join('\n');
+const failedGates = (result) => result.gates.filter((g) => !g.pass).map((g) => g.id);
+
+const starter = () => {
+  const shipped = materializeShipped(lab);
+  if (shipped.error) throw new Error(shipped.error);
+  return shipped.app;
+};
+// A derived app lives in .workbook/derived/: it loads the lab's driver from the lab.
+const DRIVER = ["require('./orders-db')", "require('../../labs/09-out-of-memory-export/orders-db')"];
+const fromStarter = (name, patches) => derivedApp(`09-${name}`, starter(), [DRIVER, ...patches]);
+const fromSolution = (name, patches) => derivedApp(`09-${name}`, lab.solutionApp, patches);
+
+// The lines of the solution and of the starter the fixtures change.
+const SOLUTION_SOURCE = "Readable.from(format === 'json' ? jsonPieces(cursor) : csvPieces(cursor))";
+const SOLUTION_PIPELINE = `    await pipeline(${SOLUTION_SOURCE}, res);`;
+const SOLUTION_ROUTE = "app.get('/orders/export', async (req, res) => {";
+const SOLUTION_REQUIRES = "const { pipeline } = require('node:stream/promises');";
+const STARTER_TOP = "'use strict';\n";
+const STARTER_BUILD = '  const rows = await orders.find({ from, to }).toArray();';
+const STARTER_SEND = `  if (format === 'json') return res.json(rows);
+  res.type('csv').send(CSV_HEADER + rows.map(csvLine).join(''));`;
+
+// Ignores write()'s return value: what the kernel does not take piles up in the app.
+const WITHOUT_DRAIN = `    for await (const piece of format === 'json' ? jsonPieces(cursor) : csvPieces(cursor)) res.write(piece);
+    res.end();`;
+
+describe('lab 09 · fixtures', () => {
+  describeFixtures(lab, {
+    otherFixes: [
+      [
+        'one order per write, from an async generator',
+        fromSolution('line-by-line', [
+          [
+            SOLUTION_ROUTE,
+            `async function* lineByLine(cursor, format) {
+  yield format === 'json' ? '[' : CSV_HEADER;
+  let first = true;
+  for await (const order of cursor) {
+    yield format === 'json' ? \`\${first ? '' : ','}\${JSON.stringify(order)}\` : csvLine(order);
+    first = false;
+  }
+  if (format === 'json') yield ']';
+}
+
+${SOLUTION_ROUTE}`,
+          ],
+          [SOLUTION_SOURCE, 'Readable.from(lineByLine(cursor, format))'],
+        ]),
+      ],
+      [
+        "write() and 'drain' by hand, without pipeline()",
+        fromSolution('drain-by-hand', [
+          [
+            SOLUTION_ROUTE,
+            `/** Resolves when the response has room again; rejects if the client goes away first. */
+function drained(res) {
+  return new Promise((resolve, reject) => {
+    const ok = () => (res.off('close', gone), resolve());
+    const gone = () => (res.off('drain', ok), reject(Object.assign(new Error('the client went away'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
+    res.once('drain', ok);
+    res.once('close', gone);
+  });
+}
+
+${SOLUTION_ROUTE}`,
+          ],
+          [
+            SOLUTION_PIPELINE,
+            `    for await (const piece of format === 'json' ? jsonPieces(cursor) : csvPieces(cursor)) {
+      if (!res.write(piece)) await drained(res);
+    }
+    res.end();`,
+          ],
+        ]),
+      ],
+      [
+        "a Readable over the cursor's batches, as database drivers offer",
+        fromSolution('cursor-readable', [
+          [
+            SOLUTION_ROUTE,
+            `/** The export as a stream: each _read() fetches one batch of orders, when the stream has room for it. */
+class ExportStream extends Readable {
+  constructor(cursor, format) {
+    super();
+    Object.assign(this, { cursor, format, opened: false, first: true });
+  }
+
+  async _read() {
+    try {
+      let text = this.opened ? '' : this.format === 'json' ? '[' : CSV_HEADER;
+      this.opened = true;
+      const batch = await this.cursor.nextBatch();
+      for (const order of batch) {
+        text += this.format === 'json' ? \`\${this.first ? '' : ','}\${JSON.stringify(order)}\` : csvLine(order);
+        this.first = false;
+      }
+      if (batch.length) return this.push(text);
+      this.push(this.format === 'json' ? \`\${text}]\` : text);
+      this.push(null);
+    } catch (err) {
+      this.destroy(err);
+    }
+  }
+
+  _destroy(err, done) {
+    this.cursor.close();
+    done(err);
+  }
+}
+
+${SOLUTION_ROUTE}`,
+          ],
+          [SOLUTION_SOURCE, 'new ExportStream(cursor, format)'],
+        ]),
+      ],
+      ['pipeline() straight from the async generator, without Readable.from', fromSolution('pipeline-generator', [[SOLUTION_SOURCE, "format === 'json' ? jsonPieces(cursor) : csvPieces(cursor)"]])],
+      [
+        'the cursor as an object stream, through a Transform that writes each order',
+        fromSolution('object-transform', [
+          [SOLUTION_REQUIRES, `${SOLUTION_REQUIRES}\nconst { Transform } = require('node:stream');`],
+          [
+            SOLUTION_ROUTE,
+            `/** Orders in, text out: the export's opening, one order per chunk, and its end. */
+function toText(format) {
+  let first = true;
+  return new Transform({
+    writableObjectMode: true,
+    transform(order, _, done) {
+      const opening = first ? (format === 'json' ? '[' : CSV_HEADER) : format === 'json' ? ',' : '';
+      first = false;
+      done(null, opening + (format === 'json' ? JSON.stringify(order) : csvLine(order)));
+    },
+    flush(done) {
+      done(null, first ? (format === 'json' ? '[]' : CSV_HEADER) : format === 'json' ? ']' : '');
+    },
+  });
+}
+
+${SOLUTION_ROUTE}`,
+          ],
+          [SOLUTION_PIPELINE, '    await pipeline(Readable.from(cursor), toText(format), res);'],
+        ]),
+      ],
+    ],
+    cheats: [
+      [
+        "streaming that never waits for 'drain'",
+        fromSolution('no-backpressure', [[SOLUTION_PIPELINE, WITHOUT_DRAIN]]),
+        (result) => expect(failedGates(result)).toEqual(['memory-per-export']),
+      ],
+      [
+        "the CSV export streamed without waiting for 'drain' (the JSON one waits)",
+        fromSolution('csv-no-backpressure', [
+          [
+            SOLUTION_PIPELINE,
+            `    if (format === 'json') await pipeline(${SOLUTION_SOURCE}, res);
+    else {
+      for await (const piece of csvPieces(cursor)) res.write(piece);
+      res.end();
+    }`,
+          ],
+        ]),
+        (result) => expect(failedGates(result)).toEqual(['memory-per-export']),
+      ],
+      [
+        'every order fetched first (toArray), then streamed with backpressure',
+        fromSolution('fetch-all-then-stream', [[SOLUTION_PIPELINE, `    const all = await cursor.toArray();\n    await pipeline(Readable.from(format === 'json' ? jsonPieces(all) : csvPieces(all)), res);`]]),
+        (result) => expect(failedGates(result)).toEqual(['memory-per-export']),
+      ],
+      [
+        'the whole export built as one string, then piped',
+        fromStarter('one-string-piped', [
+          [STARTER_TOP, `${STARTER_TOP}const { Readable, pipeline } = require('node:stream');\n`],
+          [STARTER_SEND, "  const text = format === 'json' ? JSON.stringify(rows) : CSV_HEADER + rows.map(csvLine).join('');\n  res.type(format);\n  pipeline(Readable.from([text]), res, () => {});"],
+        ]),
+        (result) => expect(failedGates(result)).toEqual(['memory-per-export']),
+      ],
+      [
+        'the export built in memory, written to a temporary file, then streamed from the file',
+        fromStarter('spool-to-disk', [
+          [STARTER_TOP, `${STARTER_TOP}const fs = require('node:fs');\nconst os = require('node:os');\nconst path = require('node:path');\nconst { pipeline } = require('node:stream/promises');\n`],
+          [
+            STARTER_SEND,
+            `  const file = path.join(os.tmpdir(), \`export-\${process.pid}-\${Date.now()}-\${Math.random()}.\${format}\`);
+  await fs.promises.writeFile(file, format === 'json' ? JSON.stringify(rows) : CSV_HEADER + rows.map(csvLine).join(''));
+  rows.length = 0;
+  res.type(format);
+  try {
+    await pipeline(fs.createReadStream(file), res);
+  } finally {
+    fs.promises.rm(file, { force: true });
+  }`,
+          ],
+        ]),
+        (result) => expect(failedGates(result)).toEqual(['memory-per-export']),
+      ],
+      [
+        'a cache of finished exports, by query, filled while streaming',
+        fromSolution('export-cache', [
+          [
+            SOLUTION_PIPELINE,
+            `    const key = JSON.stringify({ from, to, format });
+    if (exportCache.has(key)) return res.end(exportCache.get(key));
+    const kept = [];
+    const source = ${SOLUTION_SOURCE};
+    source.on('data', (piece) => kept.push(piece));
+    await pipeline(source, res);
+    exportCache.set(key, kept.join(''));`,
+          ],
+          ['const app = express();', 'const app = express();\nconst exportCache = new Map();'],
+        ]),
+        (result) => expect(`${failedGates(result)}\n${wrongResponses(result)}`).toMatch(/memory-per-export|memory goes back down/),
+      ],
+      [
+        'the starter in a cluster worker given --max-old-space-size=4096',
+        fromStarter('bigger-heap-worker', [
+          [
+            STARTER_TOP,
+            `${STARTER_TOP}const cluster = require('node:cluster');
+if (cluster.isPrimary) {
+  cluster.setupPrimary({ execArgv: [...process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')), '--max-old-space-size=4096'] });
+  cluster.fork();
+  return;
+}
+`,
+          ],
+        ]),
+        // Its memory is counted in the worker as well: the census reaches every Node process.
+        (result) => expect(`${failedGates(result)}\n${wrongResponses(result)}`).toMatch(/memory-per-export|served by the app's own process|other Node\.js process/),
+      ],
+      [
+        'the starter asking for a heap snapshot near the limit, which raises the limit',
+        fromStarter('snapshot-raises-limit', [[STARTER_TOP, `${STARTER_TOP}require('node:v8').setHeapSnapshotNearHeapLimit(100);\n`]]),
+        (result) => expect(failedGates(result)).toEqual(['memory-per-export']),
+      ],
+      [
+        "a copy of every order's text, made before listening and kept up to date, sliced per export",
+        fromSolution('copy-of-the-orders', [
+          [
+            SOLUTION_ROUTE,
+            `// Every order, as CSV and as JSON, once: exports are then slices of it.
+const copy = { placedAt: [], csv: [], json: [] };
+function keep(order) {
+  copy.placedAt.push(Date.parse(order.placedAt));
+  copy.csv.push(csvLine(order));
+  copy.json.push(JSON.stringify(order));
+}
+const ready = (async () => {
+  for await (const order of orders.find()) keep(order);
+})();
+
+async function* fromCopy(format, from, to) {
+  const lo = Date.parse(from);
+  const hi = to ? Date.parse(to) : Infinity;
+  let piece = format === 'json' ? '[' : CSV_HEADER;
+  let first = true;
+  for (let i = 0; i < copy.placedAt.length; i++) {
+    if (copy.placedAt[i] < lo || copy.placedAt[i] >= hi) continue;
+    piece += format === 'json' ? \`\${first ? '' : ','}\${copy.json[i]}\` : copy.csv[i];
+    first = false;
+    if (piece.length >= PIECE) {
+      yield piece;
+      piece = '';
+    }
+  }
+  yield format === 'json' ? \`\${piece}]\` : piece;
+}
+
+${SOLUTION_ROUTE}`,
+          ],
+          [SOLUTION_SOURCE, 'Readable.from(fromCopy(format, from, to))'],
+          [
+            '  res.status(201).json(orders.insert({ customerId, customerName, email, street, postcode, city, country, items, totalCents, currency }));',
+            '  const stored = orders.insert({ customerId, customerName, email, street, postcode, city, country, items, totalCents, currency });\n  keep(stored);\n  res.status(201).json(stored);',
+          ],
+          ['const server = app.listen(PORT, HOST, (err) => {', 'let server;\nready.then(() => (server = app.listen(PORT, HOST, (err) => {'],
+          ['  console.log(`Listening on http://${HOST}:${port}`);\n});', '  console.log(`Listening on http://${HOST}:${port}`);\n})));'],
+        ]),
+        (result) => expect(wrongResponses(result)).toMatch(/no copy of the orders at rest/),
+      ],
+      [
+        'exports cut at 10,000 orders',
+        fromSolution('cut-short', [["  const cursor = orders.find({ from, to });", "  const cursor = orders.find({ from, to });\n  const all = cursor.nextBatch.bind(cursor);\n  let sent = 0;\n  cursor.nextBatch = async () => (sent >= 10_000 ? [] : all().then((b) => ((sent += b.length), b)));"]]),
+        (result) => expect(wrongResponses(result)).toMatch(/large exports downloaded at once/),
+      ],
+    ],
+  });
+});

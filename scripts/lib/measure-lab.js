@@ -80,13 +80,18 @@ function marginText(m) {
  */
 function writeMargins(lab, summary, { node, hogs, runs, machine, date = new Date().toISOString().slice(0, 10) }) {
   const fs = require('node:fs');
-  const { marginsOf } = require('./labs');
+  const { marginsOf, checkOf } = require('./labs');
   const margins = marginsOf(lab) || { about: 'Measured by `npm run bench -- --runs 10 [--hog] --write`.', machine, benches: [] };
+  // The thresholds as the check defines them (a calibrated one in units of
+  // its yardstick, e.g. 0.35 t, not the milliseconds of one run).
+  const defined = checkOf(lab).gates || {};
+  const thresholds = Object.fromEntries(summary.gates.map((g) => [g.id, defined[g.id] ? defined[g.id].threshold : g.threshold]));
   const row = {
     node,
     hogs,
     runs,
     date,
+    thresholds,
     gates: Object.fromEntries(
       summary.gates.map((g) => [
         g.id,
@@ -101,7 +106,12 @@ function writeMargins(lab, summary, { node, hogs, runs, machine, date = new Date
     checkSeconds: { median: Number(summary.checkSeconds.median.toFixed(1)), max: Number(summary.checkSeconds.max.toFixed(1)) },
   };
   margins.machine = machine || margins.machine;
-  margins.benches = [...margins.benches.filter((b) => !(b.node === node && b.hogs === hogs)), row].sort(
+  // A row of another design of the check (other gates, or other thresholds
+  // where the row recorded them) says nothing about this one: dropped.
+  const sameDesign = (b) =>
+    JSON.stringify(Object.keys(b.gates).sort()) === JSON.stringify(Object.keys(thresholds).sort()) &&
+    (!b.thresholds || JSON.stringify(b.thresholds) === JSON.stringify(thresholds));
+  margins.benches = [...margins.benches.filter((b) => !(b.node === node && b.hogs === hogs) && sameDesign(b)), row].sort(
     (a, b) => a.node.localeCompare(b.node, undefined, { numeric: true }) || a.hogs - b.hogs,
   );
   fs.writeFileSync(lab.marginsFile, `${JSON.stringify(margins, null, 2)}\n`);

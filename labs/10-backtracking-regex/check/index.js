@@ -378,7 +378,11 @@ async function routesWhileCrafted(app, ctx, rand, attack) {
 
 module.exports = defineCheck(
   {
-    // Why these thresholds (provisional until benched: check/margins.json):
+    // Why these thresholds (margins in check/margins.json: 10-run benches,
+    // Node 20 idle and with a hog, Node 26 idle, 60 of 60 verdicts right;
+    // crafted-ratio: starter 117-147× (worst 10.1× past), reference 1.16-1.17×
+    // (worst 4.5× inside); routes-p50: starter worst 5.5× past, reference
+    // worst 3.0× inside):
     // - crafted-ratio: a linear pattern judges a crafted address in the time
     //   of an ordinary request of the same length (about 1×: the pattern's
     //   own microseconds vanish beside the HTTP round trip); the starter's

@@ -308,9 +308,12 @@ function oneLine(sql, max = 110) {
 
 module.exports = defineCheck(
   {
-    // Why each threshold, with the figures of the development runs (a busy
-    // shared 2-vCPU machine, Node 20.20.2 and 26.10.0, idle and beside a CPU
-    // hog; margins.json holds the lead's benches once recorded):
+    // Why each threshold. Benched (check/margins.json: 10 runs a side, Node
+    // 20 idle and with a hog, Node 26 idle, 60 of 60 verdicts right): the
+    // starter 21 queries and a median of 470-492 ms (worst 3.3× past 7 d),
+    // the reference 2 queries and 45-47 ms (worst 2.9× inside). The figures
+    // of the development runs (a busy shared 2-vCPU machine, Node 20.20.2
+    // and 26.10.0, idle and beside a CPU hog):
     // - queries-per-request: a count, the same on any machine. The starter
     //   sends 1 + one per order (21 for a full page); the reference 2, a
     //   join 1, a batch by hand 2. Queries sent together (Promise.all on the

@@ -103,6 +103,54 @@ async function template(progress) {
   } catch {
     // not prepared yet
   }
+  // One process prepares it; others started meanwhile (the app and a check,
+  // or several programs at once) wait for its file instead of each running
+  // initdb on the same cores.
+  const lock = `${file}.lock`;
+  let locked = false;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.closeSync(fs.openSync(lock, 'wx'));
+    locked = true;
+  } catch (err) {
+    if (err.code === 'EEXIST') {
+      progress('Waiting for another process that is preparing the database');
+      const kept = await preparedElsewhere(file, lock);
+      if (kept) return kept;
+    }
+  }
+  try {
+    return await prepare(file, progress);
+  } finally {
+    if (locked) fs.rmSync(lock, { force: true });
+  }
+}
+
+/**
+ * The prepared database once the process holding `lock` has written it, or
+ * null if that process ended without it (its lock gone, or older than a
+ * minute: left by a process that was killed).
+ */
+async function preparedElsewhere(file, lock) {
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    try {
+      return fs.readFileSync(file);
+    } catch {
+      // not written yet
+    }
+    try {
+      if (Date.now() - fs.statSync(lock).mtimeMs > 60_000) {
+        fs.rmSync(lock, { force: true });
+        return null;
+      }
+    } catch {
+      return null; // the lock is gone and the file was not written
+    }
+  }
+}
+
+async function prepare(file, progress) {
   const started = performance.now();
   progress("Preparing the database: PostgreSQL's initdb and the lab's data (once per install; a few seconds)");
   const { PGlite, extensions } = loadPglite();
@@ -113,7 +161,6 @@ async function template(progress) {
   // Written whole, then renamed: another process never reads half a file.
   const partial = `${file}.${process.pid}.partial`;
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(partial, dump);
     fs.renameSync(partial, file);
   } catch (err) {

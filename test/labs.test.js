@@ -68,7 +68,7 @@ async function startAlone(lab, file) {
   }
 }
 
-// Every lab's starter and solution, started two at a time (each mostly
+// Every lab's starter and solution, started four at a time (each mostly
 // waits for Node to start), once for the whole file.
 let started = null;
 function startedAlone() {
@@ -76,7 +76,7 @@ function startedAlone() {
     [`${lab.slug} starter`, lab, shippedApp(lab)],
     [`${lab.slug} solution`, lab, lab.solutionApp],
   ]);
-  started ??= inPool(runs, 2, ([, lab, file]) => startAlone(lab, file)).then((outcomes) =>
+  started ??= inPool(runs, 4, ([, lab, file]) => startAlone(lab, file)).then((outcomes) =>
     Object.fromEntries(runs.map(([name], i) => [name, outcomes[i]])),
   );
   return started;

@@ -25,6 +25,7 @@ const { BUILD_DIR, SITE_ROOTS, buildState, staleMessage } = require('../scripts/
 const { browserDescribe, useSiteInBrowser } = require('./helpers/site-browser');
 const { runCheck } = require('../scripts/checks/run-check');
 const { capturedResults } = require('../scripts/lib/captures');
+const { inPool } = require('./helpers/pool');
 
 const written = labs.filter((lab) => fs.existsSync(lab.readme));
 
@@ -350,26 +351,48 @@ inBrowser('the site in a browser, served by the workbook server', () => {
     await page.close();
   });
 
+  // Each lab page mostly waits (hydration, the API), so they are visited two
+  // at a time, once, and each lab's test reads what its visit found.
+  let labVisits = null;
+  const labPage = async (lab) => {
+    labVisits ??= inPool(written, 2, async (one) => {
+      // The Check my fix button appears once the page is hydrated and the API answered.
+      const page = await site.visit(`/labs/${one.slug}`, { ready: '[data-testid=check-button]' });
+      try {
+        const seen = {
+          h1: await page.textContent('h1'),
+          titles: await page.$$eval('.theme-code-block [class*="codeBlockTitle"]', (els) => els.map((el) => el.textContent)),
+          starter: await page.textContent('#starter'),
+          hints: await page.$$eval('details.workbook-hint', (els) => els.map((el) => el.open)),
+          solutionVisibleBefore: await page.isVisible('[data-testid=solution-diff]'),
+        };
+        await page.click('#solution > summary');
+        await page.waitForSelector('[data-testid=solution-diff]');
+        seen.solution = await page.textContent('[data-testid=solution-diff]');
+        seen.problems = page.problems;
+        return seen;
+      } finally {
+        await page.close();
+      }
+    });
+    const seen = (await labVisits)[written.indexOf(lab)];
+    if (seen instanceof Error) throw seen;
+    return seen;
+  };
+
   test.each(written.map((lab) => [lab.slug, lab]))('lab page %s: its walkthrough, imported code and files', async (slug, lab) => {
-    // The Check my fix button appears once the page is hydrated and the API answered.
-    const page = await site.visit(`/labs/${slug}`, { ready: '[data-testid=check-button]' });
-    expect(await page.textContent('h1')).toContain(`Lab ${lab.id}`);
+    const seen = await labPage(lab);
+    expect(seen.h1).toContain(`Lab ${lab.id}`);
     // Excerpts from the real files, titled with their paths.
-    const titles = await page.$$eval('.theme-code-block [class*="codeBlockTitle"]', (els) => els.map((el) => el.textContent));
-    for (const title of titledBlocks(lab.readme)) expect(titles).toContain(title);
+    for (const title of titledBlocks(lab.readme)) expect(seen.titles).toContain(title);
     // The shipped starter in the files section.
-    const starter = await page.textContent('#starter');
-    expect(starter).toContain(telltaleLine(shippedContent(lab).content));
+    expect(seen.starter).toContain(telltaleLine(shippedContent(lab).content));
     // Hints are closed until the learner opens them.
-    const hints = await page.$$eval('details.workbook-hint', (els) => els.map((el) => el.open));
-    if (hints.length) expect(hints.every((open) => !open)).toBe(true);
+    if (seen.hints.length) expect(seen.hints.every((open) => !open)).toBe(true);
     // The solution hides behind its spoiler.
-    expect(await page.isVisible('[data-testid=solution-diff]')).toBe(false);
-    await page.click('#solution > summary');
-    await page.waitForSelector('[data-testid=solution-diff]');
-    expect(await page.textContent('[data-testid=solution-diff]')).toContain(`solutions/${slug}/app.js`);
-    expect(page.problems).toEqual([]);
-    await page.close();
+    expect(seen.solutionVisibleBefore).toBe(false);
+    expect(seen.solution).toContain(`solutions/${slug}/app.js`);
+    expect(seen.problems).toEqual([]);
   });
 
   test('the guide pages show the thresholds from the check modules', async () => {

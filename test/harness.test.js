@@ -131,6 +131,32 @@ describe('no process is ever left behind', () => {
     expect(isAlive(app.pid)).toBe(false);
   });
 
+  test('an app known to be stuck is ended at once with graceMs and termMs 0', async () => {
+    const app = await start('spins-forever.js');
+    get(`${app.url}/`, { timeoutMs: 500 }).catch(() => {});
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = Date.now();
+    const exit = await app.stop({ graceMs: 0, termMs: 0 });
+    expect(exit.signal).toBe(WINDOWS ? 'SIGTERM' : 'SIGKILL');
+    // No second spent waiting for handlers that cannot run (the polite steps take 1.2 s above).
+    expect(Date.now() - t0).toBeLessThan(900);
+    expect(isAlive(app.pid)).toBe(false);
+  });
+
+  test('a route probe says, without stopping, how long its oldest unanswered request has waited', async () => {
+    const { startRouteProbe } = require('../scripts/harness/route-probe');
+    const app = await start('spins-forever.js');
+    const probe = startRouteProbe(app.url, { path: '/', intervalMs: 50 });
+    await new Promise((r) => setTimeout(r, 400));
+    const now = probe.snapshot();
+    expect(now.answered).toBe(0);
+    expect(now.sent).toBeGreaterThan(3);
+    expect(now.oldestUnansweredMs).toBeGreaterThanOrEqual(300);
+    const timing = await probe.stop({ maxWaitMs: 0 });
+    expect(timing.unanswered).toBe(timing.sent);
+    await app.stop({ graceMs: 0, termMs: 0 });
+  });
+
   test('if the harness itself is killed (SIGKILL), its apps exit on their own', async () => {
     const script = `
       const { startApp } = require(${JSON.stringify(require.resolve('../scripts/harness/app-process'))});

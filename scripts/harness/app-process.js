@@ -329,9 +329,12 @@ class AppHandle {
    * files), then SIGTERM, then SIGKILL. Resolves once it has exited. (On
    * Windows, kill() terminates at once whatever the signal, and the exit
    * reports the signal asked for: an app that ignored the request ends at
-   * the SIGTERM step there.)
+   * the SIGTERM step there.) `graceMs` and `termMs` are how long each of
+   * the first two may take: an app whose main thread is stuck in a loop
+   * can answer neither (the probe's handlers are JavaScript), so a check
+   * that knows it is stuck passes 0 for both.
    */
-  async stop({ graceMs = 3000 } = {}) {
+  async stop({ graceMs = 3000, termMs = 1000 } = {}) {
     this.stopping = true;
     if (this.exit) {
       await this.census.close();
@@ -345,7 +348,7 @@ class AppHandle {
     }
     if (!this.exit) {
       this.child.kill('SIGTERM');
-      await waitFor(1000);
+      await waitFor(termMs);
     }
     if (!this.exit) {
       this.child.kill('SIGKILL');

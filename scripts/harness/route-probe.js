@@ -50,6 +50,17 @@ function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50,
   const timer = setInterval(fire, intervalMs);
 
   return {
+    /**
+     * Where the route stands now, without stopping: the answers so far, and
+     * how long the oldest request still unanswered has waited (0 when none
+     * is). A check that waits on another request can tell from it whether
+     * this route was answered meanwhile.
+     */
+    snapshot() {
+      const now = Date.now();
+      const waiting = [...inflight].map((e) => now - e.sentAt);
+      return { sent, answered: samples.length, failures, oldestUnansweredMs: waiting.length ? Math.max(...waiting) : 0, latest: samples.slice(-20).map((s) => s.ms) };
+    },
     /** Stops sending; waits (bounded) for answers still on their way, then counts them as that late. */
     async stop({ maxWaitMs = 5000 } = {}) {
       clearInterval(timer);

@@ -40,7 +40,7 @@ function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50,
     entry.request = request(baseUrl + at, { method, body: payload, timeoutMs: 30_000, signal: abort.signal })
       .then((res) => {
         const kept = samples.length < keep;
-        samples.push({ path: at, ms: res.ms, status: res.status, body: kept ? res.body : undefined, headers: kept ? res.headers : undefined, sent: kept ? payload : undefined });
+        samples.push({ path: at, ms: res.ms, sentAt, status: res.status, body: kept ? res.body : undefined, headers: kept ? res.headers : undefined, sent: kept ? payload : undefined });
       })
       .catch(() => failures++)
       .finally(() => inflight.delete(entry));
@@ -73,9 +73,14 @@ function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50,
       // Requests still unanswered waited at least this long: count them so,
       // rather than dropping the slowest samples.
       const now = Date.now();
-      const unanswered = [...inflight].map((e) => now - e.sentAt);
+      const waiting = [...inflight];
+      const unanswered = waiting.map((e) => now - e.sentAt);
       abort.abort();
       const all = [...samples.map((s) => s.ms), ...unanswered];
+      // Every request's wait with the time it was sent, unanswered ones
+      // included, so that two routes probed side by side can be compared
+      // moment by moment.
+      const timeline = [...samples.map((s) => ({ sentAt: s.sentAt, ms: s.ms, answered: true })), ...waiting.map((e, i) => ({ sentAt: e.sentAt, ms: unanswered[i], answered: false }))].sort((a, b) => a.sentAt - b.sentAt);
       return {
         name: name || (typeof path === 'string' ? path : pathOf(0)),
         sent: samples.length + unanswered.length + failures,
@@ -88,6 +93,7 @@ function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50,
         p99: percentile(all, 99),
         max: all.length ? Math.max(...all) : NaN,
         samples: samples.filter((s) => s.body !== undefined),
+        timeline,
       };
     },
   };
@@ -105,7 +111,9 @@ function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50,
  * @property {number} p90
  * @property {number} p99
  * @property {number} max
- * @property {Array<{path:string, ms:number, status:number, body:string, headers:object, sent?:string}>} samples
+ * @property {Array<{path:string, ms:number, sentAt:number, status:number, body:string, headers:object, sent?:string}>} samples
+ * @property {Array<{sentAt:number, ms:number, answered:boolean}>} timeline every request's wait (unanswered:
+ *   until the probe stopped), by the time it was sent (Date.now())
  */
 
 module.exports = { startRouteProbe };

@@ -154,6 +154,10 @@ describe('no process is ever left behind', () => {
     expect(now.oldestUnansweredMs).toBeGreaterThanOrEqual(300);
     const timing = await probe.stop({ maxWaitMs: 0 });
     expect(timing.unanswered).toBe(timing.sent);
+    // Every request, unanswered ones included, with the time it was sent, in order.
+    expect(timing.timeline).toHaveLength(timing.sent);
+    expect(timing.timeline.every((t) => !t.answered && t.ms >= 0)).toBe(true);
+    expect(timing.timeline.map((t) => t.sentAt)).toEqual([...timing.timeline.map((t) => t.sentAt)].sort((a, b) => a - b));
     await app.stop({ graceMs: 0, termMs: 0 });
   });
 

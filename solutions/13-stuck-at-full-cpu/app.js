@@ -113,8 +113,10 @@ app.get('/health', (req, res) => {
   res.json({ status: 'ok' });
 });
 
-// A body that is not JSON, or too large, gets a JSON error too.
+// A body that is not JSON, or too large, gets a JSON error too. An error
+// of our own (a read that hit its bound) is logged: it is a bug to fix.
 app.use((err, req, res, next) => {
+  if (!err.status) console.error(err);
   res.status(err.status || 500).json({ error: err.expose ? err.message : 'internal error' });
 });
 

@@ -23,7 +23,8 @@ const store = new OrdersStore();
  * orders of the instant the last one ended on: those already read are
  * skipped by id.
  */
-function readAll({ from, to, customer }) {
+function readAll(filter) {
+  const { from, to, customer } = filter;
   const orders = [];
   const seen = new Set();
   let cursor = from;

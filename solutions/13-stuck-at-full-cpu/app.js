@@ -30,7 +30,8 @@ const store = new OrdersStore();
  * read page by page. Each page starts after the last row of the page
  * before, in (placedAt, id) order: no row is read twice, none is skipped.
  */
-function readAll({ from, to, customer }) {
+function readAll(filter) {
+  const { from, to, customer } = filter;
   const orders = [];
   // One page more than the whole table fills: a read that needs more is not moving.
   const maxPages = Math.ceil(store.size / PAGE_SIZE) + 1;

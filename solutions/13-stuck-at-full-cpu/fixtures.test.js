@@ -101,7 +101,7 @@ describe('lab 13 · fixtures', () => {
       [
         'the fixed cursor in an async read that yields to other requests between pages',
         fromSolution('async-pages', [
-          ['function readAll({ from, to, customer }) {', 'async function readAll({ from, to, customer }) {'],
+          ['function readAll(filter) {', 'async function readAll(filter) {'],
           ['    for (const order of page) orders.push(order);', '    for (const order of page) orders.push(order);\n    await new Promise((resolve) => setImmediate(resolve));'],
           ["app.get('/orders', (req, res) => {", "app.get('/orders', async (req, res) => {"],
           ['  const orders = readAll({ from, to });', '  const orders = await readAll({ from, to });'],
@@ -150,7 +150,7 @@ describe('lab 13 · fixtures', () => {
       [
         'the same loop, awaiting setImmediate between pages: /health answers, the read never ends',
         fromStarter('async-loop', [
-          ['function readAll({ from, to, customer }) {', 'async function readAll({ from, to, customer }) {'],
+          ['function readAll(filter) {', 'async function readAll(filter) {'],
           [ADVANCE, `${ADVANCE}\n    await new Promise((resolve) => setImmediate(resolve));`],
           ["app.get('/orders', (req, res) => {", "app.get('/orders', async (req, res) => {"],
           ['  const orders = readAll({ from, to });', '  const orders = await readAll({ from, to });'],

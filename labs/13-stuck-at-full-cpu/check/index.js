@@ -130,144 +130,148 @@ async function measure(ctx) {
   const health = startRouteProbe(app.url, { name: '/health', path: '/health', intervalMs: SETTINGS.probeEveryMs, keep: 50 });
   const controlProbe = startRouteProbe(control.url, { name: 'the control route', path: '/', intervalMs: SETTINGS.probeEveryMs, keep: 0 });
   const probes = [health, controlProbe];
+  // Whatever ends the check (an early verdict, a crash), the probes stop with it.
+  try {
+    const families = FAMILIES.map((family) => ({ family, pairs: [], wrong: [], reads: 0, imports: 0, hung: null }));
+    const ordinaryTimes = [];
+    let stuck = null; // { family, path, waitedMs, u, ... } once a read never came back
+    const importProblems = [];
+    let day = 0;
 
-  const families = FAMILIES.map((family) => ({ family, pairs: [], wrong: [], reads: 0, imports: 0, hung: null }));
-  const ordinaryTimes = [];
-  let stuck = null; // { family, path, waitedMs, u, ... } once a read never came back
-  const importProblems = [];
-  let day = 0;
+    const runPair = async (entry) => {
+      const { family } = entry;
+      const c = makeCase(rand, names, family, day);
+      day += 60;
+      // Imported as a connector would, in batches: no request holds the app for long.
+      for (let i = 0; i < c.orders.length; i += SETTINGS.importBatch) {
+        const batch = c.orders.slice(i, i + SETTINGS.importBatch);
+        const imported = await ask('/orders', { method: 'POST', body: JSON.stringify({ orders: batch.map(asJson) }), timeoutMs: slowMs });
+        entry.imports++;
+        if (imported instanceof Error && /no answer within/.test(imported.message)) return { stuckAt: { path: 'POST /orders', waitedMs: slowMs } };
+        const importProblem = importAnswerProblem(imported, batch.length);
+        if (importProblem) importProblems.push(`${family.id}: ${importProblem}`);
+      }
 
-  const runPair = async (entry) => {
-    const { family } = entry;
-    const c = makeCase(rand, names, family, day);
-    day += 60;
-    // Imported as a connector would, in batches: no request holds the app for long.
-    for (let i = 0; i < c.orders.length; i += SETTINGS.importBatch) {
-      const batch = c.orders.slice(i, i + SETTINGS.importBatch);
-      const imported = await ask('/orders', { method: 'POST', body: JSON.stringify({ orders: batch.map(asJson) }), timeoutMs: slowMs });
-      entry.imports++;
-      if (imported instanceof Error && /no answer within/.test(imported.message)) return { stuckAt: { path: 'POST /orders', waitedMs: slowMs } };
-      const importProblem = importAnswerProblem(imported, batch.length);
-      if (importProblem) importProblems.push(`${family.id}: ${importProblem}`);
+      const ordinary = await ask(c.ordinary.path, { timeoutMs: slowMs });
+      entry.reads++;
+      if (ordinary instanceof Error && /no answer within/.test(ordinary.message)) return { stuckAt: { path: c.ordinary.path, waitedMs: slowMs } };
+      const ordinaryProblem = readProblem(ordinary, c.ordinary.expected);
+      if (ordinaryProblem) entry.wrong.push(`the ordinary read ${truncate(c.ordinary.path, 70)}: ${ordinaryProblem}`);
+      if (ordinary instanceof Error) return {}; // no time to compare with: the wrong answer says it
+      ordinaryTimes.push(ordinary.ms);
+      const u = Math.max(ordinary.ms || 0, median(ordinaryTimes) || 0);
+
+      const looping = await readOrHang(c.looping.path, { u, ask, health, controlProbe, early: ctx.early });
+      entry.reads++;
+      if (looping.unended) {
+        const { waitedMs, stuck: isStuck } = looping.unended;
+        entry.hung = { path: c.looping.path, waitedMs, u, count: c.looping.expected.orders.length, stuck: isStuck };
+        return isStuck ? { stuckAt: { path: c.looping.path, waitedMs, u, family } } : { unanswered: true };
+      }
+      if (looping.noisy) return { noisy: looping.noisy };
+      const loopingProblem = readProblem(looping.res, c.looping.expected);
+      if (loopingProblem) entry.wrong.push(`the looping read ${truncate(c.looping.path, 70)} (${c.looping.expected.orders.length} orders): ${loopingProblem}`);
+      entry.pairs.push({ ratio: looping.res.ms / ordinary.ms, looping: looping.res.ms, ordinary: ordinary.ms, count: c.looping.expected.orders.length });
+      return {};
+    };
+
+    const familyFigure = (entry) => (entry.hung ? entry.hung.waitedMs / entry.hung.u : entry.pairs.length ? Math.min(...entry.pairs.map((p) => p.ratio)) : null);
+    const worstFamily = () => families.filter((e) => familyFigure(e) !== null).reduce((w, e) => (!w || familyFigure(e) > familyFigure(w) ? e : w), null);
+    const ratioFigure = () => {
+      const w = worstFamily();
+      if (!w) return { value: NaN };
+      const scale = w.hung
+        ? `${w.family.id}: no answer in ${(w.hung.waitedMs / 1000).toFixed(1)} s to a read of ${w.hung.count} orders, where an ordinary one took ${w.hung.u.toFixed(1)} ms${w.hung.stuck ? '' : ' (the app answered /health meanwhile: the read never ended)'}`
+        : `${w.family.id}: ${w.pairs.map((p) => `${p.looping.toFixed(1)} ms against ${p.ordinary.toFixed(1)} ms`).join(', then ')} (${w.pairs[0].count} orders), the smaller ratio`;
+      return { value: familyFigure(w), scale };
+    };
+    // Before a read that answered (slowly) may end the check, a second pair of its family must agree.
+    const decisiveRatio = DECISIVE * RATIO_THRESHOLD;
+    const readResponses = () => [
+      ...families.filter((e) => e.reads > 0).map(familyCase),
+      { name: `${families.reduce((n, e) => n + e.imports, 0)} imports of the families' orders`, pass: importProblems.length === 0, expected: 'status 201 {"imported": n, "skipped": 0} for each', actual: importProblems[0] || 'all right' },
+    ];
+    const noise = [];
+
+    outer: for (let p = 0; p < SETTINGS.pairs; p++) {
+      for (const entry of families) {
+        if (p > 0 && entry.pairs.length > p) continue; // already confirmed
+        progress(`  ${entry.family.id}, pair ${p + 1} of ${SETTINGS.pairs}`);
+        let outcome = await runPair(entry);
+        if (!outcome.stuckAt && !outcome.noisy && entry.pairs.length === 1 && entry.pairs[0].ratio >= decisiveRatio && p === 0) {
+          progress(`  ${entry.family.id}: ${entry.pairs[0].ratio.toFixed(0)}× an ordinary read; a second pair to confirm it`);
+          outcome = await runPair(entry);
+        }
+        ctx.assertAlive(app, 'while it was reading orders');
+        if (outcome.noisy) {
+          noise.push(outcome.noisy);
+          break outer;
+        }
+        if (outcome.stuckAt) {
+          stuck = outcome.stuckAt;
+          break outer;
+        }
+        // A read that never ended while the app answered everything else: the
+        // figure says enough, and the app may be spinning in it still.
+        if (outcome.unanswered) break outer;
+        ctx.decide({ figures: { 'loop-ratio': ratioFigure() }, responses: [...responses, ...readResponses()], info }, `the reads of ${entry.family.id}`);
+      }
     }
 
-    const ordinary = await ask(c.ordinary.path, { timeoutMs: slowMs });
-    entry.reads++;
-    if (ordinary instanceof Error && /no answer within/.test(ordinary.message)) return { stuckAt: { path: c.ordinary.path, waitedMs: slowMs } };
-    const ordinaryProblem = readProblem(ordinary, c.ordinary.expected);
-    if (ordinaryProblem) entry.wrong.push(`the ordinary read ${truncate(c.ordinary.path, 70)}: ${ordinaryProblem}`);
-    if (ordinary instanceof Error) return {}; // no time to compare with: the wrong answer says it
-    ordinaryTimes.push(ordinary.ms);
-    const u = Math.max(ordinary.ms || 0, median(ordinaryTimes) || 0);
-
-    const looping = await readOrHang(c.looping.path, { u, ask, health, controlProbe, early: ctx.early });
-    entry.reads++;
-    if (looping.unended) {
-      const { waitedMs, stuck: isStuck } = looping.unended;
-      entry.hung = { path: c.looping.path, waitedMs, u, count: c.looping.expected.orders.length, stuck: isStuck };
-      return isStuck ? { stuckAt: { path: c.looping.path, waitedMs, u, family } } : { unanswered: true };
+    if (stuck) {
+      // Read /health's wait before ending the app: the requests still unanswered count as the time they waited.
+      const [healthTiming, controlTiming] = await Promise.all(probes.map((p) => p.stop({ maxWaitMs: 0 })));
+      await app.stop({ graceMs: 0, termMs: 0 });
+      const u = stuck.u || median(ordinaryTimes) || v;
+      if (!stuck.family) responses.push(stuckCase(stuck, slowMs));
+      responses.push(...readResponses());
+      info.push(...unitInfo(u, ordinaryTimes), stuckInfo(stuck, u, healthTiming));
+      const figures = { 'loop-ratio': ratioFigure(), 'health-wait': healthFigure(healthTiming, controlTiming, u) };
+      if (!Number.isFinite(figures['loop-ratio'].value)) figures['loop-ratio'] = { value: stuck.waitedMs / u, scale: `no answer in ${(stuck.waitedMs / 1000).toFixed(1)} s to ${stuck.path}` };
+      return { figures, responses, info, noise, series: series(families, familyFigure, healthTiming, controlTiming, u) };
     }
-    if (looping.noisy) return { noisy: looping.noisy };
-    const loopingProblem = readProblem(looping.res, c.looping.expected);
-    if (loopingProblem) entry.wrong.push(`the looping read ${truncate(c.looping.path, 70)} (${c.looping.expected.orders.length} orders): ${loopingProblem}`);
-    entry.pairs.push({ ratio: looping.res.ms / ordinary.ms, looping: looping.res.ms, ordinary: ordinary.ms, count: c.looping.expected.orders.length });
-    return {};
-  };
 
-  const familyFigure = (entry) => (entry.hung ? entry.hung.waitedMs / entry.hung.u : entry.pairs.length ? Math.min(...entry.pairs.map((p) => p.ratio)) : null);
-  const worstFamily = () => families.filter((e) => familyFigure(e) !== null).reduce((w, e) => (!w || familyFigure(e) > familyFigure(w) ? e : w), null);
-  const ratioFigure = () => {
-    const w = worstFamily();
-    if (!w) return { value: NaN };
-    const scale = w.hung
-      ? `${w.family.id}: no answer in ${(w.hung.waitedMs / 1000).toFixed(1)} s to a read of ${w.hung.count} orders, where an ordinary one took ${w.hung.u.toFixed(1)} ms${w.hung.stuck ? '' : ' (the app answered /health meanwhile: the read never ended)'}`
-      : `${w.family.id}: ${w.pairs.map((p) => `${p.looping.toFixed(1)} ms against ${p.ordinary.toFixed(1)} ms`).join(', then ')} (${w.pairs[0].count} orders), the smaller ratio`;
-    return { value: familyFigure(w), scale };
-  };
-  // Before a read that answered (slowly) may end the check, a second pair of its family must agree.
-  const decisiveRatio = DECISIVE * RATIO_THRESHOLD;
-  const readResponses = () => [
-    ...families.filter((e) => e.reads > 0).map(familyCase),
-    { name: `${families.reduce((n, e) => n + e.imports, 0)} imports of the families' orders`, pass: importProblems.length === 0, expected: 'status 201 {"imported": n, "skipped": 0} for each', actual: importProblems[0] || 'all right' },
-  ];
-  const noise = [];
-
-  outer: for (let p = 0; p < SETTINGS.pairs; p++) {
-    for (const entry of families) {
-      if (p > 0 && entry.pairs.length > p) continue; // already confirmed
-      progress(`  ${entry.family.id}, pair ${p + 1} of ${SETTINGS.pairs}`);
-      let outcome = await runPair(entry);
-      if (!outcome.stuckAt && !outcome.noisy && entry.pairs.length === 1 && entry.pairs[0].ratio >= decisiveRatio && p === 0) {
-        progress(`  ${entry.family.id}: ${entry.pairs[0].ratio.toFixed(0)}× an ordinary read; a second pair to confirm it`);
-        outcome = await runPair(entry);
-      }
-      ctx.assertAlive(app, 'while it was reading orders');
-      if (outcome.noisy) {
-        noise.push(outcome.noisy);
-        break outer;
-      }
-      if (outcome.stuckAt) {
-        stuck = outcome.stuckAt;
-        break outer;
-      }
-      // A read that never ended while the app answered everything else: the
-      // figure says enough, and the app may be spinning in it still.
-      if (outcome.unanswered) break outer;
-      ctx.decide({ figures: { 'loop-ratio': ratioFigure() }, responses: [...responses, ...readResponses()], info }, `the reads of ${entry.family.id}`);
-    }
-  }
-
-  if (stuck) {
-    // Read /health's wait before ending the app: the requests still unanswered count as the time they waited.
-    const [healthTiming, controlTiming] = await Promise.all(probes.map((p) => p.stop({ maxWaitMs: 0 })));
-    await app.stop({ graceMs: 0, termMs: 0 });
-    const u = stuck.u || median(ordinaryTimes) || v;
-    if (!stuck.family) responses.push(stuckCase(stuck, slowMs));
+    const [healthTiming, controlTiming] = await Promise.all(probes.map((p) => p.stop({ maxWaitMs: 5000 })));
+    await app.controlDelay(); // ends the control thread
+    const loopDelay = await app.eventLoopDelay();
+    const u = median(ordinaryTimes);
     responses.push(...readResponses());
-    info.push(...unitInfo(u, ordinaryTimes), stuckInfo(stuck, u, healthTiming));
+    responses.push(healthAnswers(healthTiming));
     const figures = { 'loop-ratio': ratioFigure(), 'health-wait': healthFigure(healthTiming, controlTiming, u) };
-    if (!Number.isFinite(figures['loop-ratio'].value)) figures['loop-ratio'] = { value: stuck.waitedMs / u, scale: `no answer in ${(stuck.waitedMs / 1000).toFixed(1)} s to ${stuck.path}` };
+    info.push(...unitInfo(u, ordinaryTimes));
+    info.push({
+      id: 'health',
+      label: '/health while the families were read',
+      value: healthTiming.max,
+      unit: 'ms',
+      text: `${healthTiming.answered} of ${healthTiming.sent} answered; median ${healthTiming.p50.toFixed(1)} ms, longest ${healthTiming.max.toFixed(1)} ms; the control route's longest ${controlTiming.max.toFixed(1)} ms`,
+    });
+    info.push({
+      id: 'event-loop-delay',
+      label: 'the event loop\'s longest delay meanwhile, measured inside the app',
+      value: loopDelay.max,
+      unit: 'ms',
+      text: `median ${loopDelay.p50.toFixed(1)} ms, 99th percentile ${loopDelay.p99.toFixed(1)} ms: the longest the app's main thread spent on one piece of work`,
+    });
+
+    progress('Stage 3: the same process all along');
+    ctx.assertAlive(app, 'at the end');
+    const { served } = await app.cpuAndRequests();
+    responses.push(sameProcessCase(app, served, counter.answered() + healthTiming.answered));
+
+    // The control route runs none of the app's code: when even it waited for
+    // half the health threshold, the machine was too busy to judge /health,
+    // unless /health's figure is DECISIVE times past it.
+    const healthThreshold = HEALTH_THRESHOLD * u;
+    if (controlTiming.max > healthThreshold / 2 && figures['health-wait'].value < DECISIVE * healthThreshold) {
+      noise.push(`the machine held up even the control route (longest ${controlTiming.max.toFixed(0)} ms, against a /health threshold of ${healthThreshold.toFixed(0)} ms)`);
+    }
+    if (healthTiming.answered < 10) noise.push(`only ${healthTiming.answered} requests to /health came back`);
+
     return { figures, responses, info, noise, series: series(families, familyFigure, healthTiming, controlTiming, u) };
+  } finally {
+    await Promise.all(probes.map((p) => p.stop({ maxWaitMs: 0 })));
   }
-
-  const [healthTiming, controlTiming] = await Promise.all(probes.map((p) => p.stop({ maxWaitMs: 5000 })));
-  await app.controlDelay(); // ends the control thread
-  const loopDelay = await app.eventLoopDelay();
-  const u = median(ordinaryTimes);
-  responses.push(...readResponses());
-  responses.push(healthAnswers(healthTiming));
-  const figures = { 'loop-ratio': ratioFigure(), 'health-wait': healthFigure(healthTiming, controlTiming, u) };
-  info.push(...unitInfo(u, ordinaryTimes));
-  info.push({
-    id: 'health',
-    label: '/health while the families were read',
-    value: healthTiming.max,
-    unit: 'ms',
-    text: `${healthTiming.answered} of ${healthTiming.sent} answered; median ${healthTiming.p50.toFixed(1)} ms, longest ${healthTiming.max.toFixed(1)} ms; the control route's longest ${controlTiming.max.toFixed(1)} ms`,
-  });
-  info.push({
-    id: 'event-loop-delay',
-    label: 'the event loop\'s longest delay meanwhile, measured inside the app',
-    value: loopDelay.max,
-    unit: 'ms',
-    text: `median ${loopDelay.p50.toFixed(1)} ms, 99th percentile ${loopDelay.p99.toFixed(1)} ms: the longest the app's main thread spent on one piece of work`,
-  });
-
-  progress('Stage 3: the same process all along');
-  ctx.assertAlive(app, 'at the end');
-  const { served } = await app.cpuAndRequests();
-  responses.push(sameProcessCase(app, served, counter.answered() + healthTiming.answered));
-
-  // The control route runs none of the app's code: when even it waited for
-  // half the health threshold, the machine was too busy to judge /health,
-  // unless /health's figure is DECISIVE times past it.
-  const healthThreshold = HEALTH_THRESHOLD * u;
-  if (controlTiming.max > healthThreshold / 2 && figures['health-wait'].value < DECISIVE * healthThreshold) {
-    noise.push(`the machine held up even the control route (longest ${controlTiming.max.toFixed(0)} ms, against a /health threshold of ${healthThreshold.toFixed(0)} ms)`);
-  }
-  if (healthTiming.answered < 10) noise.push(`only ${healthTiming.answered} requests to /health came back`);
-
-  return { figures, responses, info, noise, series: series(families, familyFigure, healthTiming, controlTiming, u) };
 }
 
 /**

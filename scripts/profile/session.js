@@ -16,8 +16,12 @@ function outputDir(lab, tool) {
   return dir;
 }
 
-/** The lab's standard load (its setup requests first) on an app at `url`. */
-async function applyStandardLoad({ lab, url, duration, progress, label = '' }) {
+/**
+ * The lab's standard load (its setup requests first) on an app at `url`.
+ * `stopEarly` (runLoad's) ends it before `duration`, e.g. once a tool has
+ * seen what it came for.
+ */
+async function applyStandardLoad({ lab, url, duration, progress, label = '', stopEarly }) {
   const standard = checkOf(lab).standardLoad;
   if (standard.setup) await standard.setup(url);
   progress(`Load${label}: ${standard.describe}, ${duration} s`);
@@ -28,6 +32,7 @@ async function applyStandardLoad({ lab, url, duration, progress, label = '' }) {
     duration,
     sampleMs: 1000, // autocannon's own table then reads as usual (req/s per second)
     onTick: ({ elapsedMs, requests }) => progress(`  … ${Math.round(elapsedMs / 1000)}/${duration} s, ${requests} responses`),
+    stopEarly,
   });
   progress(`${load.responses} responses, ${load.requestsPerSec.toFixed(1)} req/s`);
   return load;

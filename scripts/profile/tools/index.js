@@ -16,6 +16,7 @@ module.exports = {
   heapprofiler: clinic.heapprofiler,
   bubbleprof: clinic.bubbleprof,
   perf: require('./perf'),
+  inspect: require('./inspect'),
 };
 
 // Old names that still work, and what they are now called. (`npx workbook

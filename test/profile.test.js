@@ -237,3 +237,68 @@ test("Bubbleprof's join of Node's trace logs takes every rotated log, in order",
     removeTemp(dir);
   }
 });
+
+describe('reading a process paused through the inspector (--tool inspect)', () => {
+  const { framesOf, frameLine, valueText, localsOf, ownScopes, compareLocals, displayUrl } = require('../scripts/profile/read/paused-frames');
+  const { inspectorUrl, webSocketClass } = require('../scripts/profile/inspector-client');
+  const { pathToFileURL } = require('node:url');
+
+  // Debugger.paused's callFrames as V8 sends them: 0-based lines and
+  // columns, a URL per frame (empty in newer protocol versions, where the
+  // scriptId names the script).
+  const appFile = path.join(ROOT, 'labs', '13-stuck-at-full-cpu', 'app.js');
+  const callFrames = [
+    { callFrameId: 'a', functionName: 'readAll', url: '', location: { scriptId: '81', lineNumber: 32, columnNumber: 4 }, scopeChain: [{ type: 'block' }, { type: 'block' }, { type: 'local' }, { type: 'closure' }, { type: 'global' }] },
+    { callFrameId: 'b', functionName: '', url: pathToFileURL(appFile).href, location: { scriptId: '81', lineNumber: 95, columnNumber: 17 }, scopeChain: [] },
+    { callFrameId: 'c', functionName: 'emit', url: 'node:events', location: { scriptId: '7', lineNumber: 513, columnNumber: 26 }, scopeChain: [] },
+  ];
+
+  test('frames print as node inspect\'s bt does, with the app\'s paths relative to the workbook', () => {
+    const frames = framesOf(callFrames, new Map([['81', appFile]]));
+    expect(frames.map((f, i) => frameLine(f, i, ROOT))).toEqual([
+      '#0 readAll labs/13-stuck-at-full-cpu/app.js:33:5',
+      '#1 (anonymous) labs/13-stuck-at-full-cpu/app.js:96:18',
+      '#2 emit node:events:514:27',
+    ]);
+    expect(frames[0].file).toBe(appFile);
+    expect(frames[2].file).toBeNull();
+    // A Windows path outside the workbook stays whole.
+    expect(displayUrl('C:\\elsewhere\\app.js', ROOT)).toMatch(/elsewhere/);
+  });
+
+  test('a frame\'s own variables are its block and local scopes, not its closures', () => {
+    expect(ownScopes(callFrames[0]).map((s) => s.type)).toEqual(['block', 'block', 'local']);
+  });
+
+  test('values read as DevTools previews them, times in ms with their date', () => {
+    expect(valueText({ type: 'number', value: 1772712000000, description: '1772712000000' })).toBe('1772712000000 (2026-03-05T12:00:00.000Z, if it is a time in ms)');
+    expect(valueText({ type: 'number', value: 500, description: '500' })).toBe('500');
+    expect(valueText({ type: 'object', subtype: 'array', description: 'Array(500)', preview: { type: 'object', properties: [] } })).toBe('Array(500)');
+    expect(valueText({ type: 'object', subtype: 'set', description: 'Set(500)', preview: { type: 'object', properties: [] } })).toBe('Set(500)');
+    expect(valueText({ type: 'object', subtype: 'null' })).toBe('null');
+    expect(valueText({ type: 'object', className: 'Object', description: 'Object', preview: { type: 'object', properties: [{ name: 'from', type: 'number', value: '1' }, { name: 'to', type: 'number', value: '2' }] } })).toBe('{ from: 1, to: 2 }');
+    expect(valueText({ type: 'string', value: 'x'.repeat(80) })).toMatch(/^"x{59}…"$/);
+    expect(valueText(undefined)).toBe('undefined');
+  });
+
+  test('two passes of a loop that does not move read the same', () => {
+    const pass = localsOf({ result: [{ name: 'cursor', value: { type: 'number', value: 5, description: '5' } }, { name: 'seen', value: { type: 'object', subtype: 'set', description: 'Set(500)', preview: { type: 'object' } } }] });
+    const later = localsOf({ result: [{ name: 'cursor', value: { type: 'number', value: 6, description: '6' } }, { name: 'seen', value: { type: 'object', subtype: 'set', description: 'Set(500)', preview: { type: 'object' } } }] });
+    expect(compareLocals(pass, pass).every((c) => c.same)).toBe(true);
+    expect(compareLocals(pass, later).filter((c) => !c.same).map((c) => c.name)).toEqual(['cursor']);
+  });
+
+  test('the tool matrix records where the pause landed, and whether the loop moved', () => {
+    const { finding } = require('../scripts/dev/tool-matrix');
+    const out = 'paused at once, the main thread was here:\n  #0 readAll labs/13-stuck-at-full-cpu/app.js:33:5\n  #1 (anonymous) labs/13-stuck-at-full-cpu/app.js:96:18\n…\nEvery variable reads the same on the next pass: the loop is going round without moving.';
+    expect(finding('inspect', out)).toBe('paused in readAll (app.js:33), not moving');
+    expect(finding('inspect', out.replace(/Every variable[^\n]*/, ''))).toBe('paused in readAll (app.js:33)');
+  });
+
+  test('the inspector\'s address is read from what the process printed', () => {
+    expect(inspectorUrl('Debugger listening on ws://127.0.0.1:37517/e42abd79-4919-406a-a8aa-dc83cc4512ef\nFor help, see: …')).toBe('ws://127.0.0.1:37517/e42abd79-4919-406a-a8aa-dc83cc4512ef');
+    expect(inspectorUrl('Listening on http://127.0.0.1:3000')).toBeNull();
+    // Node 22 and later have WebSocket; Node 20 uses undici's.
+    expect(typeof webSocketClass().WebSocket).toBe('function');
+  });
+});

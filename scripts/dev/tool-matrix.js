@@ -51,6 +51,7 @@ function finding(tool, out) {
     perf: /^\s+([\d.]+%)\s+(\S+)/m,
     report: /The app died after ([\d.]+) s /,
     'oom-snapshot': /awaited by .* at \S+?([\w-]+\.js):(\d+)/,
+    inspect: /^\s+#0 (\S+) \S+?([\w-]+\.js):(\d+)/m,
   };
   const m = patterns[tool] && patterns[tool].exec(out);
   if (!m) return '';
@@ -60,6 +61,7 @@ function finding(tool, out) {
   if (tool === 'perf') return `${m[2]} ${m[1]}`;
   if (tool === 'report') return `died after ${m[1]} s`;
   if (tool === 'oom-snapshot') return `held in ${m[1]}:${m[2]}`;
+  if (tool === 'inspect') return `paused in ${m[1]} (${m[2]}:${m[3]})${/Every variable reads the same on the next pass/.test(out) ? ', not moving' : ''}`;
   return '';
 }
 

@@ -26,6 +26,7 @@ const ARTIFACT = {
   report: /report\.[\d.]+\.json$/,
   'oom-snapshot': /\.heapsnapshot$/,
   perf: /flamegraph\.svg$/,
+  inspect: /while-stuck\.cpuprofile$/,
 };
 
 const CASES = labs.flatMap((lab) => {

@@ -58,6 +58,8 @@ const SETTINGS = {
   slowUnits: 2000,
   // Orders per import request.
   importBatch: 500,
+  // Ordinary orders imported and read before the families, untimed.
+  warmUpOrders: 1500,
   probeEveryMs: 50,
 };
 
@@ -309,17 +311,16 @@ async function readOrHang(path, { u, ask, health, controlProbe, early }) {
 }
 
 /**
- * Imports WARM_UP_ORDERS ordinary orders over a day of 2030 and reads them
- * a few times, by period and by customer, checking each answer: the reads
- * the families time then run on compiled code, as in a process that has
- * been serving for a while.
+ * Imports SETTINGS.warmUpOrders ordinary orders over a day of 2030 and
+ * reads them a few times, by period and by customer, checking each answer:
+ * the reads the families time then run on compiled code, as in a process
+ * that has been serving for a while.
  */
-const WARM_UP_ORDERS = 1500;
 async function warmUpReads({ ask, rand, names, timeoutMs }) {
   const from = Date.UTC(2030, 11, 1 + rand.int(0, 20), 6);
   const to = from + 12 * 3_600_000;
   const customers = Array.from({ length: 5 }, () => names.customer());
-  const orders = ordersAt(rand, names, ordinaryInstants(rand, WARM_UP_ORDERS, from, to), customers);
+  const orders = ordersAt(rand, names, ordinaryInstants(rand, SETTINGS.warmUpOrders, from, to), customers);
   const responses = [];
   const problems = [];
   for (let i = 0; i < orders.length; i += SETTINGS.importBatch) {
@@ -342,7 +343,7 @@ async function warmUpReads({ ask, rand, names, timeoutMs }) {
     }
   }
   responses.push({
-    name: `${WARM_UP_ORDERS} ordinary orders imported and read ${3 * reads.length} times, by period and by customer`,
+    name: `${SETTINGS.warmUpOrders} ordinary orders imported and read ${3 * reads.length} times, by period and by customer`,
     pass: problems.length === 0,
     expected: 'status 201 for each import; every order once, in (placedAt, id) order, for each read',
     actual: problems.length ? `${problems.length} wrong, e.g. ${problems[0]}` : 'all right',
@@ -522,9 +523,14 @@ module.exports = defineCheck(
         'No absolute time is judged. The first figure is a ratio measured in one run: the time to read a period (or a customer) whose orders include a run of more than 1000 stamped with one instant, over the time to read an ordinary one of the same size just before, per family the smaller of two pairs. A read that never comes back is called stuck after `hangUnits` × u (u: the ordinary read\'s time) when /health had no answer meanwhile either, while a control thread of the probe\'s own, in the same process, did. The second figure is /health\'s longest wait during the reads, less the control route\'s, in units of u. The third is a count: every answered request reached the process the check started.',
       noise: "fewer than ten requests to /health came back, or the machine held up even the probe's control route (it runs no app code) for half the /health threshold, or a read had no answer while the control route was held up as well. A looping read's ratio that would end the check early must hold in a second pair of its family.",
     },
-    captures: [{ load: true }],
-    tools: [],
-    findings: {},
+    captures: [{ load: true }, { tool: 'inspect' }, { tool: 'perf' }],
+    tools: ['inspect', 'perf'],
+    // What the tools must find in the starter (the extended suite runs
+    // each): the inspector pauses it in readAll() and its variables read
+    // the same at two passes of the loop.
+    findings: {
+      inspect: /#0 readAll labs\/\S+\/app\.js:\d+:\d+[\s\S]*Every variable reads the same on the next pass/,
+    },
     charts: [
       {
         kind: 'gate-bars',

@@ -120,6 +120,17 @@ async function resumeUntilPaused(client, scripts, ms) {
   return params ? framesOf(params.callFrames, scripts) : null;
 }
 
+/**
+ * The top of a stack, as bt prints it: down to the app's own frame and the
+ * one that called it, then how many more there are (the framework's, Node's).
+ */
+function stackLines(frames, mine) {
+  const shown = Math.min(frames.length, Math.max(3, frames.indexOf(mine) + 2));
+  const lines = frames.slice(0, shown).map((f, i) => `  ${frameLine(f, i, ROOT)}`);
+  if (frames.length > shown) lines.push(`  … ${frames.length - shown} frames more, down to where Node handed the request over`);
+  return lines.join('\n');
+}
+
 /** The first frame that runs the app's own file, else one in its folder, else the top one. */
 function appFrame(frames, appFile) {
   const file = path.resolve(appFile);
@@ -158,7 +169,7 @@ module.exports = {
         const where = `${displayUrl(mine.url, ROOT)}:${mine.line}`;
         print(
           `The inspector opened on ${url.replace(/\/[\w-]+$/, '/…')}; paused at once, the main thread was here (\`bt\` in node inspect):\n` +
-            frames.slice(0, 10).map((f, i) => `  ${frameLine(f, i, ROOT)}`).join('\n'),
+            stackLines(frames, mine),
         );
 
         // A breakpoint where the app's frame was: the loop runs into it again if it is going round.
@@ -191,7 +202,7 @@ module.exports = {
           );
           if (fs.existsSync(reportFile)) {
             const report = readReportFile(reportFile);
-            const stack = report.jsStack.frames.filter((f) => !/node:internal\/process\/report|^at eval /.test(f)).slice(0, 5);
+            const stack = report.jsStack.frames.filter((f) => !/node:internal\/process\/report|^at eval /.test(f)).slice(0, 3);
             print(
               'The diagnostic report, written at the first pass (`exec process.report.writeReport()` in node inspect):\n' +
                 `  javascriptStack:\n${stack.map((f) => `    ${f.split(ROOT + path.sep).join('')}`).join('\n')}\n` +

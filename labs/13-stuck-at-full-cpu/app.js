@@ -24,12 +24,11 @@ const store = new OrdersStore();
  * skipped by id.
  */
 function readAll(filter) {
-  const { from, to, customer } = filter;
   const orders = [];
   const seen = new Set();
-  let cursor = from;
+  let cursor = filter.from;
   for (;;) {
-    const page = store.find({ startAt: cursor, before: to, customer, limit: PAGE_SIZE });
+    const page = store.find({ startAt: cursor, before: filter.to, customer: filter.customer, limit: PAGE_SIZE });
     for (const order of page) {
       if (seen.has(order.id)) continue;
       seen.add(order.id);

@@ -31,14 +31,13 @@ const store = new OrdersStore();
  * before, in (placedAt, id) order: no row is read twice, none is skipped.
  */
 function readAll(filter) {
-  const { from, to, customer } = filter;
   const orders = [];
   // One page more than the whole table fills: a read that needs more is not moving.
   const maxPages = Math.ceil(store.size / PAGE_SIZE) + 1;
   let after = null;
   for (let pages = 1; pages <= maxPages; pages++) {
-    const start = after ? { startAfter: after } : { startAt: from };
-    const page = store.find({ ...start, before: to, customer, limit: PAGE_SIZE });
+    const start = after ? { startAfter: after } : { startAt: filter.from };
+    const page = store.find({ ...start, before: filter.to, customer: filter.customer, limit: PAGE_SIZE });
     for (const order of page) orders.push(order);
     if (page.length < PAGE_SIZE) return orders;
     const last = page[page.length - 1];

@@ -33,7 +33,7 @@ const fromStarter = (name, patches) => derivedApp(`13-${name}`, starter(), [STOR
 const fromSolution = (name, patches) => derivedApp(`13-${name}`, lab.solutionApp, patches);
 
 // The lines of the starter's readAll() the fixtures change.
-const READ = '    const page = store.find({ startAt: cursor, before: to, customer, limit: PAGE_SIZE });';
+const READ = '    const page = store.find({ startAt: cursor, before: filter.to, customer: filter.customer, limit: PAGE_SIZE });';
 const ADVANCE = '    cursor = page[page.length - 1].placedAt;';
 const LOOP = '  for (;;) {';
 // The reference's bound.
@@ -88,7 +88,7 @@ describe('lab 13 · fixtures', () => {
         'the starter kept as it is, but a page of one instant is followed by the rest of that instant (startAfter its last row)',
         fromStarter('after-a-full-instant', [
           ['  let cursor = from;', '  let cursor = from;\n  let after = null;'],
-          [READ, '    const page = store.find({ ...(after ? { startAfter: after } : { startAt: cursor }), before: to, customer, limit: PAGE_SIZE });'],
+          [READ, '    const page = store.find({ ...(after ? { startAfter: after } : { startAt: cursor }), before: filter.to, customer: filter.customer, limit: PAGE_SIZE });'],
           [
             ADVANCE,
             `    const last = page[page.length - 1];
@@ -139,7 +139,7 @@ describe('lab 13 · fixtures', () => {
       ],
       [
         'every page starting after the last page\'s instant (startAfter on the time alone)',
-        fromStarter('after-the-instant', [[READ, "    const page = store.find({ ...(cursor === from ? { startAt: cursor } : { startAfter: { placedAt: cursor, id: '\\uffff' } }), before: to, customer, limit: PAGE_SIZE });"]]),
+        fromStarter('after-the-instant', [[READ, "    const page = store.find({ ...(cursor === filter.from ? { startAt: cursor } : { startAfter: { placedAt: cursor, id: '\\uffff' } }), before: filter.to, customer: filter.customer, limit: PAGE_SIZE });"]]),
         (result) => expect(wrongResponses(result)).toMatch(/missing/),
       ],
       [

@@ -87,7 +87,7 @@ describe('lab 13 · fixtures', () => {
       [
         'the starter kept as it is, but a page of one instant is followed by the rest of that instant (startAfter its last row)',
         fromStarter('after-a-full-instant', [
-          ['  let cursor = from;', '  let cursor = from;\n  let after = null;'],
+          ['  let cursor = filter.from;', '  let cursor = filter.from;\n  let after = null;'],
           [READ, '    const page = store.find({ ...(after ? { startAfter: after } : { startAt: cursor }), before: filter.to, customer: filter.customer, limit: PAGE_SIZE });'],
           [
             ADVANCE,

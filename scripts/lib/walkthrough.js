@@ -14,7 +14,9 @@
 //   file inside the lab's folder (so require('express') and the lab's other
 //   packages resolve; the file is removed afterwards), run from the
 //   repository's root with the node running the tests and PORT=0 in its
-//   environment. It passes when it exits with code 0 within 20 s. A snippet
+//   environment. It passes when it exits with code 0 within 20 s (60 s for
+//   one that spawns or forks a process: an app may prepare its data at its
+//   first start). A snippet
 //   that starts a server must close it itself (after fastify.inject, or after
 //   one request to the port it got); one that shows a fragment belongs in
 //   prose or in an excerpt, not in an untitled block. Output blocks are

@@ -30,7 +30,7 @@ module.exports = {
     } else {
       const file = appFileFor(lab, values, this.usage);
       console.error(dim(`Starting ${relative(file)} …`));
-      app = await startApp(file);
+      app = await startApp(file, { lab, progress: (line) => console.error(line) });
       url = app.url;
     }
     try {

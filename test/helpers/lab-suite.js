@@ -1,7 +1,8 @@
 'use strict';
 // The one verdict suite every lab runs, from its labs/<slug>/check/verdicts.test.js
 // (a one-line file `workbook dev new` writes; identical in every lab, so
-// `npm test -- 03` runs lab 03's suite alone by Jest's path pattern):
+// `npm test -- 03` runs lab 03's suite alone: scripts/self-check.js turns a lab's
+// number or name into its folder):
 //   - the reference solution passes its check;
 //   - the shipped starter fails it, on exactly the gates its check names in
 //     starterFails, with every response right (it is slow, not wrong);

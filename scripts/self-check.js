@@ -21,8 +21,16 @@ function jestArgs(args) {
   });
 }
 
-if (require.main === module) {
-  require('jest').run(['--runInBand', ...jestArgs(process.argv.slice(2))]);
+/** The labs named among the arguments (their slugs): their checks are proven even if not started. */
+function namedLabs(args) {
+  return args.filter((arg, i) => !arg.startsWith('-') && !TAKES_VALUE.has(args[i - 1])).map((arg) => findLab(arg)).filter(Boolean).map((lab) => lab.slug);
 }
 
-module.exports = { jestArgs };
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const named = namedLabs(args);
+  if (named.length) process.env.WORKBOOK_SELF_CHECK_LABS = named.join(',');
+  require('jest').run(['--runInBand', ...jestArgs(args)]);
+}
+
+module.exports = { jestArgs, namedLabs };

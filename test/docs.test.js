@@ -126,9 +126,15 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) =>
   test('every number with a count marker is the number the code defines', () => {
     if (!walkthrough) return; // reported by the first test
     const problems = [];
-    for (const { number, written, key, line } of walkthrough.counts) {
+    for (const { number, written, key, line, inline, missing } of walkthrough.counts) {
       if (number === null) {
-        problems.push(`line ${line}: the marker "count: ${key}" does not follow a number (write it directly after one, no space)`);
+        problems.push(
+          inline
+            ? `line ${line}: the marker "count: ${key}" does not follow a number (write it directly after one, no space)`
+            : missing
+              ? `line ${line}: the marker names ${written} for "${key}", but its paragraph has no ${written}`
+              : `line ${line}: "${key}" in the counts marker is not "<number as written> = <source>"`,
+        );
         continue;
       }
       let expected;
@@ -319,7 +325,12 @@ test('counts of responses and series leave out a run stopped by an early FAIL', 
 
 test('a count marker reads the number written directly before it', () => {
   const { countMarkers } = require('../scripts/lib/walkthrough');
-  expect(countMarkers('compares 1,234<!-- count: responses --> answers')).toEqual([{ number: 1234, written: '1,234', key: 'responses', line: 1 }]);
+  expect(countMarkers('compares 1,234<!-- count: responses --> answers')).toEqual([{ number: 1234, written: '1,234', key: 'responses', line: 1, inline: true }]);
+  expect(countMarkers('compares 1,234 answers at 0.6×, and 3 more.<!-- counts: 1,234 = responses; 0.6 = threshold x; 7 = setting y -->')).toEqual([
+    { number: 1234, written: '1,234', key: 'responses', line: 1, inline: false, missing: false },
+    { number: 0.6, written: '0.6', key: 'threshold x', line: 1, inline: false, missing: false },
+    { number: null, written: '7', key: 'setting y', line: 1, inline: false, missing: true },
+  ]);
   expect(countMarkers('at 0.6<!--count: threshold x-->×')[0]).toMatchObject({ number: 0.6, key: 'threshold x' });
   expect(countMarkers('no number <!-- count: responses -->')[0].number).toBeNull();
   expect(() => countSource(labs[0], 'nonsense')).toThrow(/unknown source/);

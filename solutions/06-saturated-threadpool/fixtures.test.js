@@ -6,7 +6,10 @@
 // (derivedApp: a change to the solution that breaks a patch fails loudly).
 // The lab's own suite is labs/06-saturated-threadpool/check/verdicts.test.js.
 
+const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 const { findLab } = require('../../scripts/lib/labs');
 const { describeFixtures, expectGates } = require('../../test/helpers/lab-verdicts');
 const { derivedApp } = require('../../test/helpers/derived-app');
@@ -135,4 +138,36 @@ if (poolSizeFromEnvWorks) {
 
 describe('lab 06 · fixtures', () => {
   describeFixtures(lab, { otherFixes, cheats });
+});
+
+// The reference sizes its bound from UV_THREADPOOL_SIZE, and must read it as
+// libuv does, or a value libuv reads as one thread (an empty one, "0") would
+// leave it three compressions on a pool of one. Judged against libuv itself:
+// on Linux a child process counts the threads that its first pool job starts
+// (/proc/self/task), for each value.
+describe("lab 06 · the reference reads UV_THREADPOOL_SIZE as this Node's libuv does", () => {
+  const source = fs.readFileSync(lab.solutionApp, 'utf8');
+  const definition = /function threadPoolSize[\s\S]*?\n}\n/.exec(source);
+  test('the reference defines threadPoolSize', () => expect(definition).not.toBeNull());
+  if (!definition) return;
+  // Evaluated with an empty environment of its own: "unset" means unset.
+  const threadPoolSize = new Function('process', `${definition[0]}\nreturn threadPoolSize;`)({ env: {}, versions: process.versions });
+  const COUNT_POOL_THREADS = `
+    const fs = require('node:fs');
+    const before = fs.readdirSync('/proc/self/task').length;
+    fs.stat(__filename, () => console.log(fs.readdirSync('/proc/self/task').length - before));`;
+  const values = [undefined, '', '0', '2', ' 3', '5 threads', 'abc', '-1', '2000', '1e3', '+6', '0000000000000002'];
+  const linux = process.platform === 'linux';
+  (linux ? test : test.skip)(`${values.length} values, from unset to 16 characters (libuv ${process.versions.uv})`, () => {
+    const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lab06-pool-')), 'count.js');
+    fs.writeFileSync(script, COUNT_POOL_THREADS);
+    for (const value of values) {
+      const env = { ...process.env };
+      if (value === undefined) delete env.UV_THREADPOOL_SIZE;
+      else env.UV_THREADPOOL_SIZE = value;
+      const started = Number(execFileSync(process.execPath, [script], { env, encoding: 'utf8' }).trim());
+      expect({ value, threads: threadPoolSize(value) }).toEqual({ value, threads: started });
+    }
+    fs.rmSync(path.dirname(script), { recursive: true, force: true });
+  });
 });

@@ -380,8 +380,9 @@ module.exports = defineCheck(
     charts: [
       {
         kind: 'gate-bars',
-        title: 'Responsiveness of /status while /export is under load',
+        title: 'A pool job and /status while /export is under load, and one export alone',
         gates: [
+          { id: 'pool-wait', label: 'a tiny pool job\'s wait (median)' },
           { id: 'status-p50', label: '/status median' },
           { id: 'export-work', label: 'one /export alone' },
         ],

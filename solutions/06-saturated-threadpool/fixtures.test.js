@@ -26,9 +26,13 @@ const SEND = "  res.set({ 'content-type': 'application/json', 'content-encoding'
 const derived = (name, patches) => derivedApp(`06-${name}`, lab.solutionApp, patches);
 // The starter's shape: every export straight onto the pool.
 const UNBOUNDED = [COMPRESS, '  const body = await brotliCompress(json);'];
-const onPiscina = (worker, maxThreads = "require('node:os').availableParallelism()") => [
+// minThreads as many as maxThreads: with piscina's default idleTimeout of 0,
+// a worker above minThreads is ended the moment it is idle, and between two
+// exports of one connection it is, so the pool would keep ending and
+// starting workers (each start costs tens of ms of CPU on 2 cores).
+const onPiscina = (worker, threads = "require('node:os').availableParallelism()") => [
   [COMPRESS, `  const body = Buffer.from(await compressors.run(json));`],
-  ["const express = require('express');", `const express = require('express');\nconst { Piscina } = require('piscina');\nconst compressors = new Piscina({ filename: ${JSON.stringify(fixture(worker))}, maxThreads: ${maxThreads} });`],
+  ["const express = require('express');", `const express = require('express');\nconst { Piscina } = require('piscina');\nconst compressors = new Piscina({ filename: ${JSON.stringify(fixture(worker))}, minThreads: ${threads}, maxThreads: ${threads} });`],
 ];
 
 // libuv reads UV_THREADPOOL_SIZE when the pool starts. On Linux and macOS,

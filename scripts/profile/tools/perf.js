@@ -132,7 +132,7 @@ module.exports = {
     let mapFile = null; // the symbol map Node writes for perf (/tmp/perf-<pid>.map), removed after the run
     let script;
     try {
-      script = await withApp({ file, nodeArgs: ['--perf-basic-prof-only-functions'], progress }, async (app) => {
+      script = await withApp({ lab, file, nodeArgs: ['--perf-basic-prof-only-functions'], progress }, async (app) => {
         mapFile = path.join(os.tmpdir(), `perf-${app.pid}.map`);
         progress(`perf record: sampling pid ${app.pid} at 199 Hz with call stacks`);
         const recorder = track(spawn('perf', ['record', '-q', '-F', '199', '-e', 'cpu-clock', '-g', '-p', String(app.pid), '-o', data], { stdio: ['ignore', 'ignore', 'pipe'] }));

@@ -387,3 +387,48 @@ ${SOLUTION_ROUTE}`,
     ],
   });
 });
+
+// The check's arithmetic, on inputs chosen by hand (no app started).
+describe('lab 09 · arithmetic of the check', () => {
+  const { exportPlan, growthFigure, diagnose } = require('../../labs/09-out-of-memory-export/check/staircase');
+  const { attachmentName } = require('../../labs/09-out-of-memory-export/check/downloads');
+  const { words, commandLines } = require('../../labs/09-out-of-memory-export/check/post-mortem-command');
+  const check = require('../../labs/09-out-of-memory-export/check');
+  const MB = 1024 * 1024;
+  const fixed = () => 0.5;
+
+  test("the exports are larger than what the machine's sockets take, and fit in 2025", () => {
+    const linux = exportPlan(3.69 * MB, check.settings, fixed).steps;
+    expect(linux.map((s) => [s.format, s.days])).toEqual([['json', 60], ['json', 120], ['csv', 150], ['csv', null]]);
+    const roomy = exportPlan(6 * MB, check.settings, fixed).steps;
+    for (const s of roomy) expect(s.estimate).toBeGreaterThan(6 * MB + check.settings.spareMb * MB - 100_000);
+    for (const s of [...linux, ...roomy].filter((x) => x.to)) expect(s.to <= '2026-01-01').toBe(true);
+    expect(exportPlan(20 * MB, check.settings, fixed).error).toMatch(/more than the exports of 2025 leave room for/);
+  });
+
+  const step = (format, mbOfExport, heldMb) => ({ format, bytes: mbOfExport * MB, held: heldMb * MB, days: 1, to: 'x', from: 'y' });
+  test('memory held that does not change with the size passes; growing, or shrinking past a cut-off, fails', () => {
+    const streams = [step('json', 5.6, 0.49), step('json', 11.2, 0.5), step('csv', 6.8, 0.51), step('csv', 13.7, 0.5)];
+    expect(growthFigure(streams).value).toBeLessThan(0.01);
+    const batches = [step('json', 5.6, 4.28), step('json', 11.2, 4.58), step('csv', 6.8, 4.59), step('csv', 13.7, 4.58)];
+    expect(growthFigure(batches).value).toBeLessThan(check.threshold('memory-growth') / 2.5);
+    const builds = [step('json', 5.6, 5.4), step('json', 11.2, 11.2)];
+    expect(growthFigure(builds).value).toBeGreaterThan(2.5 * check.threshold('memory-growth'));
+    expect(diagnose(builds)).toMatch(/MB more held for each MB more of export/);
+    const cutOff = [step('json', 5.6, 5.37), step('json', 11.2, 0.76)];
+    expect(growthFigure(cutOff).value).toBeGreaterThan(2.5 * check.threshold('memory-growth'));
+    expect(diagnose(cutOff)).toMatch(/smaller exports are built whole/);
+  });
+
+  test('the file name is read from Content-Disposition, quoted or not', () => {
+    expect(attachmentName('attachment; filename="orders-2025-03-14-2025-03-15.csv"')).toBe('orders-2025-03-14-2025-03-15.csv');
+    expect(attachmentName('attachment; filename=orders-2025-03-14-now.json')).toBe('orders-2025-03-14-now.json');
+    expect(attachmentName('inline; filename="orders.csv"')).toBeNull();
+    expect(attachmentName(undefined)).toBeNull();
+  });
+
+  test("the post-mortem commands are split into words as a shell would", () => {
+    expect(words(`node -e "require('fs').mkdirSync('reports', { recursive: true })"`)).toEqual(['node', '-e', "require('fs').mkdirSync('reports', { recursive: true })"]);
+    expect(commandLines('$ node a.js\n\n# a comment\nnode b.js\n')).toEqual(['node a.js', 'node b.js']);
+  });
+});

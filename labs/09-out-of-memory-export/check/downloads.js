@@ -17,17 +17,17 @@ const http = require('node:http');
 const crypto = require('node:crypto');
 
 const KEEP = 240; // bytes kept from each end of a body
-const BEGUN = 16 * 1024; // bytes that show an export has begun: more than a CSV header or a "["
 
 /**
  * Starts one download.
  * @param {string} url
- * @param {{slow?: boolean, timeoutMs?: number}} [options]
+ * @param {{slow?: boolean, timeoutMs?: number, begunBytes?: number}} [options] begunBytes: what shows
+ *   that an export has begun, more than a CSV header or a "[" (16 KiB by default)
  * @returns {{done: Promise<object>, release: () => void, abandon: () => void, finished: boolean,
  *   headersAt: Promise<void>, firstBytes: Promise<void>, bytes: number, started: boolean}}
  *   `firstBytes` resolves once the body's first 16 KiB are in (`started`), or when the download ends
  */
-function download(url, { slow = false, timeoutMs = 30_000 } = {}) {
+function download(url, { slow = false, timeoutMs = 30_000, begunBytes = 16 * 1024 } = {}) {
   let release = () => {};
   const released = slow ? new Promise((resolve) => (release = resolve)) : Promise.resolve();
   let answered;
@@ -57,7 +57,7 @@ function download(url, { slow = false, timeoutMs = 30_000 } = {}) {
         handle.bytes += chunk.length;
         if (head.length < KEEP) head = Buffer.concat([head, chunk.subarray(0, KEEP - head.length)]);
         tail = Buffer.concat([tail, chunk]).subarray(-KEEP);
-        if (!handle.started && handle.bytes >= BEGUN) {
+        if (!handle.started && handle.bytes >= begunBytes) {
           handle.started = true;
           begun();
           // A slow client has what it needs to know the export began: it reads no more.

@@ -239,6 +239,35 @@ describe('reading what an out-of-memory crash leaves behind', () => {
       removeTemp(dir);
     }
   });
+
+  test('a heap snapshot read as a stream is the graph JSON.parse gives, however the file is cut into chunks', async () => {
+    const { readSnapshotFile, SnapshotReader } = require('../scripts/profile/read/snapshot-file');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-snapshot-stream-'));
+    try {
+      const file = path.join(dir, 'strings.heapsnapshot');
+      // Strings that need escapes and more than one byte in UTF-8.
+      const program = `globalThis.kept = Array.from({ length: 3000 }, (_, i) => ({ name: 'Łódź "Quick" \\\\ ' + i, emoji: '😀\\n' + i }));
+        require('node:v8').writeHeapSnapshot(${JSON.stringify(file)});`;
+      const run = spawnSync(process.execPath, ['-e', program], { encoding: 'utf8', timeout: 30_000 });
+      expect(run.status).toBe(0);
+      const bytes = fs.readFileSync(file);
+      const whole = parseSnapshot(JSON.parse(bytes.toString('utf8')));
+      const same = (g) => ['type', 'name', 'id', 'size', 'firstEdge', 'edgeType', 'edgeName', 'edgeTo', 'strings'].every((k) => g[k].length === whole[k].length && g[k].every((v, i) => v === whole[k][i]));
+      const streamed = parseSnapshot(await readSnapshotFile(file));
+      expect(same(streamed)).toBe(true);
+      expect([...streamed.locations]).toEqual([...whole.locations]);
+      expect(whole.strings.some((t) => t.startsWith('Łódź "Quick" \\'))).toBe(true);
+      // Chunks of 1 to 13 bytes split every token somewhere.
+      const reader = new SnapshotReader();
+      for (let at = 0, n = 1; at < bytes.length; at += n, n = 1 + (at % 13)) reader.write(bytes.subarray(at, at + n));
+      expect(same(parseSnapshot(reader.end()))).toBe(true);
+      const cut = new SnapshotReader();
+      cut.write(bytes.subarray(0, bytes.length - 10));
+      expect(() => cut.end()).toThrow(/ends part-way through/);
+    } finally {
+      removeTemp(dir);
+    }
+  });
 });
 
 // Node starts a new trace log every 2^19 events, so a Bubbleprof run of more

@@ -463,6 +463,10 @@ module.exports = defineCheck(
     },
     captures: [{ load: true }, { tool: 'cpu' }, { tool: 'clinic-doctor' }, { tool: 'bubbleprof' }, { tool: 'bubbleprof', solution: true }],
     tools: ['cpu', 'clinic-doctor', 'bubbleprof'],
+    // The walkthrough reads the profile under load (the app's start-up, its
+    // `require`s, would otherwise lead a short run), how much of it is idle,
+    // and who calls `writev`: the database client, or Express answering.
+    cpuProfile: { from: 'load', idle: true, callersOf: ['writev'] },
     charts: [
       {
         kind: 'gate-bars',

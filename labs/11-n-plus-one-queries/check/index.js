@@ -53,17 +53,17 @@ const { startOwnedDatabase } = require('./owned-database');
 const { expectedAnswers, changeData, customersWith, busyCustomers, answerProblem, RECENT_ORDERS } = require('./answers');
 
 const SETTINGS = {
-  delayMs: 20, // d
+  delayMs: 25, // d
   warmUpRequests: 6, // sent at once before anything is counted: the pool connects
   loneOrderCounts: [24, 20, 3, 1, 0], // customers asked for one at a time (24: a full page of 20, and more)
   busyCustomers: 40, // customers with more than 20 orders, for the loads
-  sequentialSeconds: 1.5, // requests one after another, for the latency
+  sequentialSeconds: 1.2, // requests one after another, for the latency
   connections: 5,
-  loadSeconds: 1.2,
+  loadSeconds: 1,
   graceDelays: 2, // how long after an answer its queries still count, in d
 };
 const MAX_QUERIES = 2;
-const THRESHOLD = 7;
+const THRESHOLD = 7.5;
 const SHIPPED = ['database.js', 'wire.js'];
 
 const standardLoad = {

@@ -6,7 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { profileRun } = require('../session');
-const { readCpuProfile, describeHotspot, foldCpuProfile, profileFrom } = require('../read/cpuprofile');
+const { readCpuProfile, describeHotspot, describeOutside, foldCpuProfile, profileFrom } = require('../read/cpuprofile');
 const { flameGraphSvg } = require('../read/flamegraph-svg');
 const { relative, checkOf } = require('../../lib/labs');
 const { table } = require('../read/table');
@@ -61,6 +61,8 @@ module.exports = {
           table(c.rows.slice(0, 5).map((r) => [pct(r.sharePct), r.caller, r.origin, r.location]), ['share', 'caller', 'origin', 'where']),
       );
     }
+    const outside = describeOutside(reading);
+    if (outside) print(outside);
     fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(reading, null, 2));
     return {
       open: profileFile,

@@ -54,6 +54,35 @@ test('a sampling heap profile reads as live memory by allocating function, self 
   ]);
 });
 
+test('a CPU profile read from the load on leaves the start-up out, and a native function is attributed to its first caller outside Node', () => {
+  const { profileFrom, readCpuProfile } = require('../scripts/profile/read/cpuprofile');
+  const frame = (functionName, url = '') => ({ functionName, url, lineNumber: 0, columnNumber: 0, scriptId: '1' });
+  // root → require (start-up); root → (idle); root → submit (pg) → uncork (node) → writev; root → send (express) → writev
+  const nodes = [
+    { id: 1, callFrame: frame('(root)'), children: [2, 3, 4, 7] },
+    { id: 2, callFrame: frame('require', 'node:internal/modules/cjs/loader') },
+    { id: 3, callFrame: frame('(idle)') },
+    { id: 4, callFrame: frame('submit', 'file:///w/node_modules/pg/lib/query.js'), children: [5] },
+    { id: 5, callFrame: frame('uncork', 'node:internal/streams/writable'), children: [6] },
+    { id: 6, callFrame: frame('writev') },
+    { id: 7, callFrame: frame('send', 'file:///w/node_modules/express/lib/response.js'), children: [8] },
+    { id: 8, callFrame: frame('writev') },
+  ];
+  // Four start-up samples at 1000-1003 µs, then the load from 2000 µs on.
+  const samples = [2, 2, 2, 2, 3, 6, 6, 6, 8, 3];
+  const times = [1000, 1001, 1002, 1003, 2000, 2001, 2002, 2003, 2004, 2005];
+  const profile = { nodes, startTime: 999, endTime: 2006, samples, timeDeltas: times.map((t, i) => t - (i ? times[i - 1] : 999)) };
+  const load = profileFrom(profile, 1500);
+  expect(load).toMatchObject({ trimmed: true, dropped: 4 });
+  expect(load.profile.samples).toEqual([3, 6, 6, 6, 8, 3]);
+  const reading = readCpuProfile(load.profile, { appFile: '/w/app.js', callersOf: ['writev'] });
+  expect(reading).toMatchObject({ totalSamples: 6, idleSamples: 2, busySamples: 4 });
+  expect(reading.topSelf.map((f) => f.functionName)).not.toContain('require');
+  expect(reading.callers[0].rows.map((r) => [r.caller, r.origin, r.samples])).toEqual([['submit', 'pg', 3], ['send', 'express', 1]]);
+  // A moment outside the profile (another clock): read whole.
+  expect(profileFrom(profile, 5_000_000)).toMatchObject({ trimmed: false, dropped: 0 });
+});
+
 test('cpu on lab 01 names the pbkdf2Sync line of the starter as the hot spot', async () => {
   const { code, stdout, stderr } = await runCli(['profile', '01', '--tool', 'cpu', '--duration', '1', '--app', starter('01')]);
   expect(code).toBe(0);

@@ -1,0 +1,11 @@
+const t = () => performance.now();
+let a = t();
+const { CONFIG_DIR, TEMPLATES_DIR } = require('./prepare');
+let b = t(); const express = require('express'); let c = t();
+const Handlebars = require('handlebars'); let d = t();
+const toolkit = require('@shop/toolkit'); let e = t();
+const fs = require('fs'), path = require('path');
+const src = fs.readFileSync(__dirname + '/app.js', 'utf8');
+const m = {}; new Function('fs','path','CONFIG_DIR','TEMPLATES_DIR','Handlebars','module', src.slice(src.indexOf('/** `over` merged'), src.indexOf('const config = loadConfig();')) + '; module.exports = { loadConfig, loadTemplates };')(fs, path, CONFIG_DIR, TEMPLATES_DIR, Handlebars, m);
+let f = t(); const cfg = m.exports.loadConfig(); let g = t(); const tpl = m.exports.loadTemplates(); let h = t();
+console.log(process.version, 'start→main', a.toFixed(0), 'prepare', (b-a).toFixed(0), 'express', (c-b).toFixed(0), 'handlebars', (d-c).toFixed(0), 'toolkit', (e-d).toFixed(0), 'config', (g-f).toFixed(0), 'templates', (h-g).toFixed(0), 'cpu', (process.cpuUsage().user/1000).toFixed(0));

@@ -47,6 +47,7 @@ async function startApp(appFile, options = {}) {
   // Every thread and Node process of the app reports its memory here.
   const census = await createCensus();
   const baseEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env };
+  const spawnedAt = performance.timeOrigin + performance.now();
   const child = children.track(
     spawn(process.execPath, [...nodeArgs, '--require', PROBE, file], {
       cwd: options.cwd || path.dirname(file),
@@ -62,6 +63,7 @@ async function startApp(appFile, options = {}) {
     }),
   );
   const handle = new AppHandle(child, file, census);
+  handle.spawnedAt = spawnedAt;
   if (output) {
     child.stdout.pipe(output, { end: false });
     child.stderr.pipe(output, { end: false });
@@ -83,6 +85,10 @@ class AppHandle {
     this.pid = child.pid;
     this.port = null;
     this.url = null;
+    // When it was spawned and when it reported listening, in ms since the
+    // epoch on this process's clock (a start-up check times the start).
+    this.spawnedAt = null;
+    this.listeningAt = null;
     this.output = new OutputTail();
     this.exit = null; // {code, signal} once the process has ended
     this.stopping = false;
@@ -112,6 +118,7 @@ class AppHandle {
   onMessage(message) {
     if (!message || typeof message !== 'object') return;
     if (message.type === 'listening' && !this.port) {
+      this.listeningAt = performance.timeOrigin + performance.now();
       const { address, port } = message.address;
       this.port = port;
       const host = address.includes(':') ? `[${address}]` : address;
@@ -299,6 +306,16 @@ class AppHandle {
    */
   async requestCosts() {
     return (await this.ask('costs:read')).requests;
+  }
+
+  /**
+   * The app's start as its own clock saw it: performance.nodeTiming, and
+   * when it started listening, received its first request and sent the
+   * last of its first responses (ms since its timeOrigin), each with the
+   * event loop's idle time and the CPU used (ms) until then.
+   */
+  startupTimeline() {
+    return this.ask('startup');
   }
 
   /** The app's active resources by type, e.g. { FSReqCallback: 3, TCPWRAP: 2 }. */

@@ -13,7 +13,7 @@
 // check.
 
 /** How long connecting to any one service takes, in ms. */
-const CONNECT_MS = 50;
+const CONNECT_MS = 80;
 
 /** Every service app.js connects to, in the order it connects to them. */
 const SERVICES = ['catalogue', 'inventory', 'pricing', 'search', 'carts', 'recommendations', 'flags'];

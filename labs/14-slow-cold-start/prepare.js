@@ -188,11 +188,11 @@ module.exports = { slugify, truncate };
 
 const TOOLKIT_AREAS = [
   // [folder, how many modules, what they are]
-  ['clients', 480, 'client'],
-  ['schemas', 720, 'schema'],
-  ['locales', 240, 'locale'],
-  ['reports', 180, 'report'],
-  ['workflows', 300, 'workflow'],
+  ['clients', 720, 'client'],
+  ['schemas', 1080, 'schema'],
+  ['locales', 360, 'locale'],
+  ['reports', 270, 'report'],
+  ['workflows', 450, 'workflow'],
 ];
 
 function clientModule(rand, name) {
@@ -474,7 +474,7 @@ function configFiles() {
   };
   files.set('defaults.json', JSON.stringify(defaults, null, 2));
   for (const market of MARKETS) {
-    const zones = Array.from({ length: 1600 }, (_, i) => ({
+    const zones = Array.from({ length: 2400 }, (_, i) => ({
       from: String(i * 80).padStart(5, '0'),
       to: String(i * 80 + 79).padStart(5, '0'),
       deliveryDays: 1 + Math.floor(rand() * 6),

@@ -7,9 +7,9 @@
 // that listens and answers, check/empty-app.js: the yardstick E), both the
 // same way: the same node, the same flags, the workbook's probe. From the
 // moment of each spawn it waits for the app to listen, then asks every
-// route at once, each for another market and another product, search or
-// cart chosen at random, and /health; the time runs until the last right
-// answer arrives. Every answer is checked against the page the lab's
+// route at once, in one market chosen at random (another in each start),
+// each for a product, search or cart chosen at random, and /health; the
+// time runs until the last right answer arrives. Every answer is checked against the page the lab's
 // templates render for the lab's data (check/pages.js).
 //
 // Three figures, each the median of the starts:

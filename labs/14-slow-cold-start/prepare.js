@@ -108,6 +108,7 @@ const PAGES = ['product', 'search', 'cart', 'recommendations'];
 const OTHER_PAGES = [
   'home', 'category', 'brand', 'sale', 'checkout', 'payment', 'confirmation', 'account', 'orders', 'order', 'returns', 'wishlist',
   'compare', 'reviews', 'stores', 'store', 'help', 'contact', 'login', 'register',
+  'gift-cards', 'newsletter', 'delivery', 'size-guide', 'careers', 'press',
 ];
 
 /** A small deterministic random number generator (mulberry32). */
@@ -474,14 +475,14 @@ function configFiles() {
   };
   files.set('defaults.json', JSON.stringify(defaults, null, 2));
   for (const market of MARKETS) {
-    const zones = Array.from({ length: 2400 }, (_, i) => ({
+    const zones = Array.from({ length: 3000 }, (_, i) => ({
       from: String(i * 80).padStart(5, '0'),
       to: String(i * 80 + 79).padStart(5, '0'),
       deliveryDays: 1 + Math.floor(rand() * 6),
       surchargeMinorUnits: Math.floor(rand() * 800),
       carrier: ['parcel', 'express', 'freight'][Math.floor(rand() * 3)],
     }));
-    const stores = Array.from({ length: 120 }, (_, i) => ({
+    const stores = Array.from({ length: 200 }, (_, i) => ({
       id: `${market.code}-${i}`,
       name: `${wordFrom(rand)} ${wordFrom(rand)}`,
       address: { street: `${wordFrom(rand)}str. ${1 + Math.floor(rand() * 200)}`, city: wordFrom(rand), postcode: String(Math.floor(rand() * 99_999)).padStart(5, '0') },

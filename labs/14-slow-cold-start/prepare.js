@@ -289,18 +289,31 @@ module.exports = { FIELDS, validate: validate${pascal(name.split('-'))} };
 `;
 }
 
+/** Real locales, for the toolkit's locale modules' formatters. */
+const LOCALE_TAGS = ['en-US', 'en-GB', 'de-DE', 'fr-FR', 'es-ES', 'it-IT', 'nl-NL', 'pt-BR', 'pt-PT', 'sv-SE', 'nb-NO', 'da-DK', 'fi-FI', 'pl-PL', 'cs-CZ',
+  'sk-SK', 'hu-HU', 'ro-RO', 'el-GR', 'tr-TR', 'he-IL', 'ar-EG', 'ja-JP', 'ko-KR', 'zh-CN', 'zh-TW', 'th-TH', 'vi-VN', 'id-ID', 'ms-MY', 'hi-IN', 'uk-UA',
+  'bg-BG', 'hr-HR', 'sl-SI', 'sr-RS', 'et-EE', 'lv-LV', 'lt-LT', 'is-IS', 'ca-ES', 'eu-ES', 'gl-ES', 'af-ZA', 'sw-KE', 'fil-PH', 'bn-BD', 'ta-IN'];
+
 function localeModule(rand, name) {
   const table = {};
   for (let i = 0; i < 220; i++) table[camel([wordFrom(rand, 2), wordFrom(rand, 2)]) + i] = `${wordFrom(rand)} ${wordFrom(rand)} ${wordFrom(rand)}`;
   const months = Array.from({ length: 12 }, () => wordFrom(rand));
   const days = Array.from({ length: 7 }, () => wordFrom(rand));
+  const tag = LOCALE_TAGS[Math.floor(rand() * LOCALE_TAGS.length)];
   return `'use strict';
-// Locale data for ${name}: the toolkit's messages, month and day names.
+// Locale data for ${name} (${tag}): the toolkit's messages, month and day
+// names, and its formatters, made once when the module loads.
 const MESSAGES = Object.freeze(${JSON.stringify(table, null, 2)});
 const MONTHS = ${JSON.stringify(months)};
 const DAYS = ${JSON.stringify(days)};
-const plural = (n) => (n === 1 ? 'one' : 'other');
-module.exports = { code: '${name}', MESSAGES, MONTHS, DAYS, plural };
+const FORMATS = {
+  date: new Intl.DateTimeFormat('${tag}', { dateStyle: 'long' }),
+  time: new Intl.DateTimeFormat('${tag}', { timeStyle: 'short' }),
+  number: new Intl.NumberFormat('${tag}'),
+  plural: new Intl.PluralRules('${tag}'),
+};
+const plural = (n) => FORMATS.plural.select(n);
+module.exports = { code: '${name}', locale: '${tag}', MESSAGES, MONTHS, DAYS, FORMATS, plural };
 `;
 }
 

@@ -152,18 +152,22 @@ const config = loadConfig();
         (result) => expectGates(result, { 'first-answers': false, 'start-waits': true, 'held-requests': true }),
       ],
       [
-        'the reference, but listening at once and holding requests until the services are connected (a readiness that lies)',
+        'the reference, but connecting to the services only once it listens, holding requests until they are connected (a readiness that lies)',
         fromSolution('listen-first', [
-          [APP, `${APP}\nlet ready; // the services, connected\napp.use(async (req, res, next) => {\n  await ready;\n  next();\n});`],
-          [AWAIT_CONNECT, '  ready = connecting.then((found) => {\n    services = Object.fromEntries(found);\n  });'],
+          [EARLY_CONNECT, ''],
+          [APP, `${APP}\nlet ready; // the services, connected after listening\napp.use(async (req, res, next) => {\n  await ready;\n  next();\n});`],
+          [AWAIT_CONNECT, ''],
+          ["    console.log(`Listening on http://${HOST}:${server.address().port}`);", "    console.log(`Listening on http://${HOST}:${server.address().port}`);\n    ready = Promise.all(SERVICES.map(async (name) => [name, await connect(name)])).then((found) => {\n      services = Object.fromEntries(found);\n    });"],
         ]),
         (result) => expectGates(result, { 'held-requests': /readiness lies/ }),
       ],
       [
-        'the reference, but listening at once and answering 503 until the services are connected',
+        'the reference, but connecting to the services only once it listens, answering 503 until they are connected',
         fromSolution('503-until-ready', [
+          [EARLY_CONNECT, ''],
           [APP, `${APP}\napp.use((req, res, next) => (services ? next() : res.status(503).json({ error: 'starting' })));`],
-          [AWAIT_CONNECT, '  connecting.then((found) => {\n    services = Object.fromEntries(found);\n  });'],
+          [AWAIT_CONNECT, ''],
+          ["    console.log(`Listening on http://${HOST}:${server.address().port}`);", "    console.log(`Listening on http://${HOST}:${server.address().port}`);\n    Promise.all(SERVICES.map(async (name) => [name, await connect(name)])).then((found) => {\n      services = Object.fromEntries(found);\n    });"],
         ]),
         (result) => expect(result.responses.some((r) => !r.pass && /asked as soon as the app listened/.test(r.name))).toBe(true),
       ],

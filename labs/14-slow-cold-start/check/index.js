@@ -275,7 +275,22 @@ function noiseOf(starts, empties, threshold) {
 
 module.exports = defineCheck(
   {
-    // Why these thresholds: TODO margins.
+    // Why these thresholds (development runs on the 2-vCPU machine, Node
+    // 20, under the workbook's lock; the bench's margins go in
+    // check/margins.json):
+    // - first-answers: E was 140-230 ms. The reference answered every route
+    //   1.3-1.6 E beyond an empty start, other real fixes 1.4-2.1 E; the
+    //   starter 17-25 E. Each of the start's costs left alone (the
+    //   half-fixes in solutions/14-slow-cold-start/fixtures.test.js) adds
+    //   5-8 E: 5.5 E fails each of them while the fixes pass with room. A
+    //   figure in units of E, so a faster or slower machine moves both.
+    // - start-waits: a count of waits, in effect: seven connections of d one
+    //   after another idle 7 d (measured 6.9-7.0 d), side by side about one
+    //   (0.88 d) or none when they run while the requires do (the
+    //   reference: 0). 2.5 d sits 2.8x from the first and the second.
+    // - held-requests: an honest app's first requests wait for nothing
+    //   (0-2 ms: an asynchronous file read); one that connects only after it
+    //   listens, about one d. 0.3 d is 24 ms.
     gates: {
       'first-answers': {
         label: 'time from spawn until every route has answered right, beyond an empty Node start',

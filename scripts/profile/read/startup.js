@@ -193,7 +193,7 @@ function describeTimeline(s) {
   if (s.cpuUntilAnswered !== null) notes.push(`CPU used until the last answer: ${ms(s.cpuUntilAnswered)} ms (all threads).`);
   const failed = t.answers.filter((a) => a.status !== 200);
   if (failed.length) notes.push(`Not answered 200: ${failed.map((a) => `${a.path} (${a.status})`).join(', ')}.`);
-  return `Timeline of the start (ms after spawn)\n${lines.join('\n')}\n\n${notes.join('\n')}`;
+  return `Timeline of a start without the profiler (ms after spawn)\n${lines.join('\n')}\n\n${notes.join('\n')}`;
 }
 
 function describeStartupCpu(s, { top = 10 } = {}) {

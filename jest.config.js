@@ -1,6 +1,6 @@
 'use strict';
-// `npm test`: the self-check. Checks run one at a time (`--runInBand` in
-// package.json): parallel workers would load the same cores and distort each
+// `npm test`: the self-check (scripts/self-check.js runs Jest with this
+// config). Checks run one at a time (`--runInBand`): parallel workers would load the same cores and distort each
 // other's measurements. The extended suite (fixtures for every lab) has its
 // own config, jest.extended.config.js.
 module.exports = {

@@ -60,7 +60,7 @@ function machine() {
 }
 
 async function captureLoad(lab, file, progress) {
-  const app = await startApp(file);
+  const app = await startApp(file, { lab, progress });
   try {
     const load = await applyStandardLoad({ lab, url: app.url, duration: checkOf(lab).standardLoad.duration, progress });
     return stripAnsi(autocannon.printResult(load.raw, { renderProgressBar: false }));

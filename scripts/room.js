@@ -51,13 +51,20 @@ function npm(args, { cwd, env = {}, doing }) {
   });
 }
 
+/**
+ * What the folder takes on disk, in MB: the blocks its files and folders
+ * occupy where the system says (a few thousand small files take far more
+ * than their bytes), their sizes where it does not (Windows).
+ */
 function sizeMb(dir) {
   let bytes = 0;
+  const onDisk = (stat) => (Number.isFinite(stat.blocks) && stat.blocks > 0 ? stat.blocks * 512 : stat.size);
   const walk = (d) => {
+    bytes += onDisk(fs.statSync(d));
     for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
       const full = path.join(d, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) bytes += fs.statSync(full).size;
+      else if (entry.isFile()) bytes += onDisk(fs.statSync(full));
     }
   };
   walk(dir);
@@ -148,6 +155,10 @@ async function main() {
   // USB sticks (FAT, exFAT) keep no executable bits: git should not call every file changed.
   git(['config', 'core.fileMode', 'false'], copy);
   fs.writeFileSync(path.join(copy, '.npmrc'), room.roomNpmrc({ registry }));
+  // The copy's lockfile names every tarball (see lib/room.js), committed in
+  // the copy so that learners' `git status` stays clean.
+  fs.writeFileSync(path.join(copy, 'package-lock.json'), `${JSON.stringify(room.lockWithTarballs(lock, registry), null, 2)}\n`);
+  git(['-c', 'user.name=npm run room', '-c', 'user.email=room@workbook.invalid', 'commit', '--quiet', '--no-verify', '-m', 'Room: the lockfile names every package\'s tarball, so an install from this folder\'s cache needs no registry', 'package-lock.json'], copy);
   fs.appendFileSync(path.join(copy, '.git', 'info', 'exclude'), '\n# written by npm run room: install from .workbook/npm-cache, offline\n/.npmrc\n');
 
   // 3. Every package of the lockfile, every platform's, into the clone's cache.
@@ -165,12 +176,13 @@ async function main() {
   if (!values['no-verify']) {
     const trial = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-room-check-'));
     try {
-      say(`Checking the room: installing a copy from ${folder} with no network (npm ci --offline, here on ${process.platform}-${process.arch})`);
+      say(`Checking the room: installing a copy from ${folder} with no network and another registry named in the environment (npm ci --offline, here on ${process.platform}-${process.arch})`);
       git(['clone', '--quiet', copy, path.join(trial, copyName)]);
       fs.copyFileSync(path.join(copy, '.npmrc'), path.join(trial, copyName, '.npmrc'));
       await npm(['ci', '--cache', cache], {
         cwd: path.join(trial, copyName),
-        env: { npm_config_proxy: NOWHERE, npm_config_https_proxy: NOWHERE, npm_config_noproxy: '' },
+        // A registry of the learner's own that the cache knows nothing of: it must not matter.
+        env: { npm_config_proxy: NOWHERE, npm_config_https_proxy: NOWHERE, npm_config_noproxy: '', npm_config_registry: 'https://registry.invalid/' },
         doing: 'installing offline',
       });
       if (!fs.existsSync(path.join(trial, copyName, 'node_modules', '.bin', process.platform === 'win32' ? 'workbook.cmd' : 'workbook'))) {

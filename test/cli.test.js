@@ -87,5 +87,31 @@ test('`load` prints autocannon\'s table', async () => {
   expect(stdout).toMatch(/requests in/);
 });
 
+test('`load --url` says when the app stopped answering, rather than a table of zeros alone', async () => {
+  const { spawn } = require('node:child_process');
+  const { freePort } = require('../scripts/harness/app-process');
+  const port = await freePort();
+  const app = spawn(process.execPath, [require('node:path').join(__dirname, 'fixtures', 'load-apps', 'dies-after-300.js')], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    await new Promise((resolve) => app.stdout.once('data', resolve));
+    const { code, stdout } = await runCli(['load', first.id, '--url', `http://127.0.0.1:${port}`, '--duration', '1']);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/stopped answering \d+\.\d s into the load: from then on every connection was refused \([\d,]+ attempts\)/);
+    expect(stdout).toMatch(/look at the terminal it runs in/);
+  } finally {
+    app.kill();
+  }
+});
+
 // Every `profile` tool, prof included, runs in test/extended/profile-tools.test.js.
 
+
+describe('`npm test -- <lab>` names a lab as the workbook does', () => {
+  const { jestArgs } = require('../scripts/self-check');
+  test('1, 01, the folder name and the name without its number all mean lab 01 alone (Jest alone would read "1" as labs 01, 10, 11 and 12)', () => {
+    for (const name of ['1', '01', '01-sync-pbkdf2', 'sync-pbkdf2']) expect(jestArgs([name])).toEqual(['labs/01-sync-pbkdf2/']);
+  });
+  test('Jest\'s own options and their values, and paths, pass through', () => {
+    expect(jestArgs(['-t', '11', 'test/docs.test.js', '--testTimeout', '5'])).toEqual(['-t', '11', 'test/docs.test.js', '--testTimeout', '5']);
+  });
+});

@@ -126,9 +126,15 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) =>
   test('every number with a count marker is the number the code defines', () => {
     if (!walkthrough) return; // reported by the first test
     const problems = [];
-    for (const { number, written, key, line } of walkthrough.counts) {
+    for (const { number, written, key, line, inline, missing } of walkthrough.counts) {
       if (number === null) {
-        problems.push(`line ${line}: the marker "count: ${key}" does not follow a number (write it directly after one, no space)`);
+        problems.push(
+          inline
+            ? `line ${line}: the marker "count: ${key}" does not follow a number (write it directly after one, no space)`
+            : missing
+              ? `line ${line}: the marker names ${written} for "${key}", but its paragraph has no ${written}`
+              : `line ${line}: "${key}" in the counts marker is not "<number as written> = <source>"`,
+        );
         continue;
       }
       let expected;
@@ -229,26 +235,45 @@ function countSource(lab, key) {
 /**
  * Runs a walkthrough's JavaScript block as a program, from a temporary file
  * in the lab's folder (so the lab's packages resolve), with PORT=0.
+ *
+ * The snippet runs in a process group of its own (POSIX), and the whole
+ * group is ended when it exits or times out: a snippet that starts an app
+ * (which starts a database) and is killed half-way would otherwise leave
+ * them running, holding the pipes this test reads, so that its 'close'
+ * never came and the suite waited forever.
  * @returns {Promise<string|null>} why it failed, or null when it exited 0 within the time
  */
 async function runSnippet(lab, block, timeoutMs = 20_000) {
   const file = path.join(lab.dir, `.docs-snippet-${block.line}-${process.pid}.js`);
   fs.writeFileSync(file, block.content);
+  const ownGroup = process.platform !== 'win32';
   try {
-    const child = track(spawn(process.execPath, [file], { cwd: ROOT, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = track(spawn(process.execPath, [file], { cwd: ROOT, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup }));
+    const endGroup = () => {
+      try {
+        if (ownGroup) process.kill(-child.pid, 'SIGKILL');
+        else child.kill('SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGKILL');
+      endGroup();
     }, timeoutMs);
     const outcome = await new Promise((resolve) => {
       child.on('error', (err) => resolve({ error: err }));
-      child.on('close', (status, signal) => resolve({ status, signal }));
+      child.on('exit', (status, signal) => resolve({ status, signal }));
     });
     clearTimeout(timer);
+    // What the snippet left behind goes with it; then its output is whole
+    // (or as whole as a second's wait makes it).
+    endGroup();
+    await Promise.race([new Promise((resolve) => child.once('close', resolve)), new Promise((resolve) => setTimeout(resolve, 1000))]);
     const tail = output.trim().split('\n').slice(-8).join('\n');
     if (timedOut) return `still running after ${timeoutMs / 1000} s (a snippet must end by itself, closing any server it starts)`;
     if (outcome.error) return outcome.error.message;
@@ -271,7 +296,10 @@ function runAllSnippets(labList, { atOnce = 4 } = {}) {
   const startsAProcess = (job) => (/\bspawn\(|\bfork\(/.test(job.block.content) ? 0 : 1);
   const jobs = labList.flatMap((lab) => runnableBlocks(lab).map((block) => ({ lab, block })));
   const order = [...jobs].sort((a, b) => startsAProcess(a) - startsAProcess(b));
-  const outcomes = inPool(order, atOnce, (job) => runSnippet(job.lab, job.block));
+  // A snippet that starts an app may wait for its first start after an
+  // install (lab 11 prepares its database then: about 11 s alone on the
+  // workbook's 2-vCPU machine, longer beside three other snippets).
+  const outcomes = inPool(order, atOnce, (job) => runSnippet(job.lab, job.block, startsAProcess(job) === 0 ? 60_000 : 20_000));
   // Back in the jobs' own order, for the failures below.
   const done = outcomes.then((list) => jobs.map((job) => list[order.indexOf(job)]));
   const failures = (lab) => (outcomes) =>
@@ -297,7 +325,12 @@ test('counts of responses and series leave out a run stopped by an early FAIL', 
 
 test('a count marker reads the number written directly before it', () => {
   const { countMarkers } = require('../scripts/lib/walkthrough');
-  expect(countMarkers('compares 1,234<!-- count: responses --> answers')).toEqual([{ number: 1234, written: '1,234', key: 'responses', line: 1 }]);
+  expect(countMarkers('compares 1,234<!-- count: responses --> answers')).toEqual([{ number: 1234, written: '1,234', key: 'responses', line: 1, inline: true }]);
+  expect(countMarkers('compares 1,234 answers at 0.6×, and 3 more.<!-- counts: 1,234 = responses; 0.6 = threshold x; 7 = setting y -->')).toEqual([
+    { number: 1234, written: '1,234', key: 'responses', line: 1, inline: false, missing: false },
+    { number: 0.6, written: '0.6', key: 'threshold x', line: 1, inline: false, missing: false },
+    { number: null, written: '7', key: 'setting y', line: 1, inline: false, missing: true },
+  ]);
   expect(countMarkers('at 0.6<!--count: threshold x-->×')[0]).toMatchObject({ number: 0.6, key: 'threshold x' });
   expect(countMarkers('no number <!-- count: responses -->')[0].number).toBeNull();
   expect(() => countSource(labs[0], 'nonsense')).toThrow(/unknown source/);

@@ -5,7 +5,7 @@
 // Pure functions and hand-built checks: no app is started.
 
 const { defineCheck, EarlyVerdict, DECISIVE } = require('../scripts/checks/define-check');
-const { enoughRounds } = require('../scripts/checks/against-reference');
+const { enoughRounds, middleRounds } = require('../scripts/checks/against-reference');
 
 const GATES = {
   latency: { label: 'latency', op: '<', threshold: 1, per: 't', unit: 'ms', pass: 'fast', fail: 'slow' },
@@ -111,5 +111,26 @@ describe('rounds stop once they agree clearly', () => {
     const below = enoughRounds({ threshold: 1, op: '<', minRounds: 3 });
     expect(below.clear([0.5, 0.6, 0.55])).toBe(true);
     expect(below.clear([0.8, 0.7, 0.75])).toBe(false);
+  });
+});
+
+describe('what a comparison in rounds prints agrees with its ratio', () => {
+  test('the rounds agree about the verdict, in words that do not claim they agree with each other', () => {
+    const enough = enoughRounds({ threshold: 0.32, op: '>=', minRounds: 3 });
+    expect(enough.clear([1.19, 0.77, 1.03])).toBe(true);
+    expect(enough.describe([1.19, 0.77, 1.03])).toBe('all 3 rounds pass (ratios 1.19×, 0.77×, 1.03×, threshold 0.32×), and their median, 1.03×, is 3.2× from the threshold');
+    expect(enough.describe([0.1, 0.12, 0.09])).toMatch(/^all 3 rounds fail .* 0\.10×, is 3\.2× from the threshold$/);
+  });
+  test('the middle round carries the median ratio; the two apps\' separate medians need not', () => {
+    // Yours 3000, 2650, 3100; the reference 2520, 3455, 3010: pair ratios 1.19, 0.77, 1.03.
+    const measured = { candidate: [3000, 2650, 3100], reference: [2520, 3455, 3010], pairs: [3000 / 2520, 2650 / 3455, 3100 / 3010] };
+    const [middle] = middleRounds(measured);
+    expect(middle).toEqual({ round: 3, candidate: 3100, reference: 3010, ratio: 3100 / 3010 });
+    expect(middle.candidate / middle.reference).toBeCloseTo(1.03, 2);
+  });
+  test('an even number of rounds has two middle rounds, in the order of their ratios', () => {
+    const measured = { candidate: [1, 2, 3, 4], reference: [1, 1, 1, 1], pairs: [1, 2, 3, 4] };
+    expect(middleRounds(measured).map((r) => r.round)).toEqual([2, 3]);
+    expect(middleRounds({ candidate: [], reference: [], pairs: [] })).toEqual([]);
   });
 });

@@ -178,7 +178,7 @@ describe('no process is ever left behind', () => {
     cli.child.kill('SIGINT');
     const { code, signal, stderr } = await cli.done;
     if (WINDOWS) {
-      // Terminated outright: the app ends by itself when its IPC channel closes.
+      // Terminated outright: the app ends by itself when its connection to the harness closes.
       expect(signal).toBe('SIGINT');
     } else {
       expect(code).toBe(130);

@@ -285,6 +285,21 @@ describe('7 · a prof hot spot in a path with spaces', () => {
     // One call by name: that line.
     expect(spot(9, { name: 'readFileSync' })).toMatch(/called from \S*calls\.js:10:/);
   });
+
+  // (program) is native work with no JavaScript on the stack (lab 12's TLS
+  // handshakes): the tables leave it out of "busy", and a line says how much.
+  test('the CPU reading says what share (program) was, which its tables leave out', () => {
+    const { readCpuProfile, describeOutside } = require('../scripts/profile/read/cpuprofile');
+    const frame = (id, functionName, children = []) => ({ id, callFrame: { functionName, url: '', lineNumber: -1, columnNumber: -1 }, children });
+    const profile = {
+      nodes: [frame(1, '(root)', [2, 3, 4]), frame(2, '(idle)'), frame(3, '(program)'), frame(4, 'work')],
+      samples: [...Array(50).fill(2), ...Array(20).fill(3), ...Array(30).fill(4)],
+    };
+    const reading = readCpuProfile(profile, { appFile: path.join(scratch, 'app.js') });
+    expect(reading).toMatchObject({ totalSamples: 100, busySamples: 30, idleSamples: 50, programSamples: 20 });
+    expect(describeOutside(reading)).toMatch(/^Not in the tables: \(program\), 40\.0% of the samples that were not idle \(20 of 50; 20\.0% of all 100\)\./);
+    expect(describeOutside({ totalSamples: 10, idleSamples: 10, programSamples: 0 })).toBeNull();
+  });
 });
 
 describe('8 · perf says plainly where it cannot run', () => {
@@ -305,6 +320,24 @@ describe('8 · perf says plainly where it cannot run', () => {
     const denied = (cmd, args) => (args[0] === '--version' ? ok : { status: 255, stderr: 'Error:\nAccess to performance monitoring and observability operations is limited.\nConsider adjusting /proc/sys/kernel/perf_event_paranoid setting\n' });
     expect(perf.unavailable({ platform: 'linux', release: '6.8.0', run: denied })).toMatch(/does not let this user profile \(kernel\.perf_event_paranoid = .*\).*sysctl/);
     expect(perf.unavailable({ platform: 'linux', release: '6.8.0', run: () => ok })).toBeNull();
+  });
+
+  test('perf\'s reading names the native work its towers are made of, a sample counting once per kind', () => {
+    const sample = (...frames) => ['node 4242 [000] 1.000: 5025125 cpu-clock:', ...frames.map((f, i) => `\t    7f00${i} ${f}+0x1${i} (/usr/bin/node)`)].join('\n');
+    const script = [
+      sample('asn1_item_embed_d2i', 'd2i_X509_AUX', 'state_machine.part.0', 'uv_run'), // decoding, inside a handshake
+      sample('__ecp_nistz256_mul_montx', 'state_machine', 'uv_run'), // arithmetic, inside a handshake
+      sample('malloc', 'SSL_CTX_new_ex', 'uv_run'),
+      sample('Builtins_LoadIC', 'uv_run'),
+    ].join('\n\n');
+    const { folded } = perf.foldPerfScript(script);
+    const rows = Object.fromEntries(perf.nativeFamilies(folded).map((f) => [f.family.split(' (')[0], f.pct]));
+    expect(rows).toEqual({
+      'OpenSSL: TLS handshakes': 50,
+      'OpenSSL: certificates and keys decoded from DER': 25,
+      'OpenSSL: elliptic-curve arithmetic': 25,
+      'OpenSSL: new secure contexts': 25,
+    });
   });
 
   test('--tool perf on Windows creates nothing and fails with advice', async () => {

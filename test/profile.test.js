@@ -159,6 +159,35 @@ describe('the start-up reading', () => {
   });
 });
 
+test("the prof hot spot names a pattern's code, not the builtin that runs it (Node 22 and later)", () => {
+  const { profHotspot } = require('../scripts/profile/read/prof-report');
+  const app = findLab('10').app;
+  const report = [
+    'Statistical profiling result from isolate.log, (1000 ticks, 0 unaccounted, 0 excluded).',
+    '',
+    ' [Bottom up (heavy) profile]:',
+    '   ticks parent  name',
+    '    420   42.0%  RegExp: ^([a-z0-9]+[._+-]?)*[a-z0-9]+@$',
+    '    420  100.0%    /usr/local/bin/node',
+    '    420  100.0%      Builtin: RegExpPrototypeTest',
+    `    350   83.3%        JS: ^isEmailAddress ${app}:23:24`,
+    `    350  100.0%          JS: ^<anonymous> ${app}:40:56`,
+    `     70   16.7%        JS: ~isEmailAddress ${app}:23:24`,
+  ].join('\n');
+  expect(profHotspot(report, app)).toMatchObject({ callee: 'RegExp: ^([a-z0-9]+[._+-]?)*[a-z0-9]+@$', caller: 'isEmailAddress', sharePct: 42 });
+  // A builtin with nothing above it is the callee itself.
+  const builtinOnly = [
+    'Statistical profiling result from isolate.log, (1000 ticks, 0 unaccounted, 0 excluded).',
+    '',
+    ' [Bottom up (heavy) profile]:',
+    '   ticks parent  name',
+    '    300   30.0%  Builtin: JsonStringify',
+    `    300  100.0%    JS: ^<anonymous> ${app}:40:56`,
+    '',
+  ].join('\n');
+  expect(profHotspot(builtinOnly, app)).toMatchObject({ callee: 'Builtin: JsonStringify', sharePct: 30 });
+});
+
 describe('the gc reading calls a leak only on a clear rise', () => {
   const { summarizeTraceGc } = require('../scripts/profile/read/trace-gc');
   const fulls = (mbs) => mbs.map((afterMb, i) => ({ kind: 'old', type: 'Mark-Compact', atMs: i * 1000, pauseMs: 2, beforeMb: afterMb + 5, afterMb }));

@@ -9,7 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { ROOT } = require('../scripts/lib/labs');
-const { COPY_CACHE, batches, learnerNote, lockfilePackages, platformsOf, roomNpmrc, versionText } = require('../scripts/lib/room');
+const { COPY_CACHE, batches, learnerNote, lockWithTarballs, lockfilePackages, platformsOf, roomNpmrc, versionText } = require('../scripts/lib/room');
 
 const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
 const rootPackage = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -115,3 +115,27 @@ describe('`npm run room` refuses what it cannot do well, in one sentence', () =>
     }
   });
 });
+
+test('the room\'s lockfile names every registry tarball, so no registry metadata is read (a learner\'s npm_config_registry got ENOTCACHED)', () => {
+  const lock = {
+    lockfileVersion: 3,
+    packages: {
+      '': { name: 'w' },
+      'node_modules/a': { version: '1.0.0', integrity: 'sha512-a' },
+      'node_modules/@s/b': { version: '2.1.0', integrity: 'sha512-b' },
+      'node_modules/x/node_modules/c': { name: 'real-c', version: '3.0.0', integrity: 'sha512-c' },
+      'node_modules/d': { version: '1.0.0', resolved: 'https://elsewhere.example/d.tgz' },
+      'node_modules/linked': { link: true, resolved: 'packages/linked' },
+    },
+  };
+  const out = lockWithTarballs(lock, 'https://registry.npmjs.org/');
+  expect(out.packages['node_modules/a'].resolved).toBe('https://registry.npmjs.org/a/-/a-1.0.0.tgz');
+  expect(out.packages['node_modules/@s/b'].resolved).toBe('https://registry.npmjs.org/@s/b/-/b-2.1.0.tgz');
+  expect(out.packages['node_modules/x/node_modules/c'].resolved).toBe('https://registry.npmjs.org/real-c/-/real-c-3.0.0.tgz');
+  expect(out.packages['node_modules/d'].resolved).toBe('https://elsewhere.example/d.tgz');
+  expect(out.packages['node_modules/linked'].resolved).toBe('packages/linked');
+  expect(out.packages['node_modules/a'].integrity).toBe('sha512-a');
+  expect(lock.packages['node_modules/a'].resolved).toBeUndefined(); // the workbook's own stays as it is
+  expect(lockWithTarballs(lock, 'https://mirror.example/npm').packages['node_modules/a'].resolved).toBe('https://mirror.example/npm/a/-/a-1.0.0.tgz');
+});
+

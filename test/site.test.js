@@ -352,10 +352,15 @@ inBrowser('the site in a browser, served by the workbook server', () => {
   });
 
   // Each lab page mostly waits (hydration, the API), so they are visited two
-  // at a time, once, and each lab's test reads what its visit found.
+  // at a time, once, and each lab's test reads what its visit found. A
+  // learner's `npm test` visits the first lab's page and those of the labs
+  // they have started (2-3 s a page; what every page holds is read from the
+  // build above); with WORKBOOK_VERIFY_ALL=1 (CI), every lab's.
+  const { editedFiles } = require('./helpers/lab-suite');
+  const visited = process.env.WORKBOOK_VERIFY_ALL === '1' ? written : written.filter((lab, i) => i === 0 || editedFiles(lab).length > 0);
   let labVisits = null;
   const labPage = async (lab) => {
-    labVisits ??= inPool(written, 2, async (one) => {
+    labVisits ??= inPool(visited, 2, async (one) => {
       // The Check my fix button appears once the page is hydrated and the API answered.
       const page = await site.visit(`/labs/${one.slug}`, { ready: '[data-testid=check-button]' });
       try {
@@ -375,12 +380,12 @@ inBrowser('the site in a browser, served by the workbook server', () => {
         await page.close();
       }
     });
-    const seen = (await labVisits)[written.indexOf(lab)];
+    const seen = (await labVisits)[visited.indexOf(lab)];
     if (seen instanceof Error) throw seen;
     return seen;
   };
 
-  test.each(written.map((lab) => [lab.slug, lab]))('lab page %s: its walkthrough, imported code and files', async (slug, lab) => {
+  test.each(visited.map((lab) => [lab.slug, lab]))('lab page %s: its walkthrough, imported code and files', async (slug, lab) => {
     const seen = await labPage(lab);
     expect(seen.h1).toContain(`Lab ${lab.id}`);
     // Excerpts from the real files, titled with their paths.

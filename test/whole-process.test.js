@@ -81,9 +81,20 @@ describe('the memory census sees every thread, Buffers and child processes', () 
     expect(after.processes).toBe(2);
   });
 
-  test('a child process started without the app\'s environment is named, not silently missed', async () => {
-    const { after } = await growthOf('hidden-child');
-    expect(after.missing.join('\n')).toMatch(/1 process the app started \(pid \d+\) did not report its memory/);
+  test('a child process started without the app\'s environment still joins the census (its environment gets the workbook\'s variables back)', async () => {
+    const { perKey, after } = await growthOf('hidden-child');
+    expect(perKey).toBeGreaterThan(0.8 * ITEM);
+    expect(after.processes).toBe(2);
+    expect(after.missing).toEqual([]);
+  });
+
+  test('a process the app started that never reports is named, not silently missed', () => {
+    const { summarise } = require('../scripts/harness/census');
+    const reply = (children) => ({ heapUsed: 10, external: 0, arrayBuffers: 0, rss: 100, code: { code_and_metadata_size: 0, bytecode_and_metadata_size: 0 }, workers: 0, children });
+    const reading = summarise([{ pid: 1, threadId: 0, isMainThread: true, isTarget: true, reply: reply([4242]) }]);
+    expect(reading.missing.join('\n')).toMatch(/1 process the app started \(pid 4242\) did not report its memory/);
+    expect(reading.targetAnswered).toBe(true);
+    expect(summarise([{ pid: 2, threadId: 0, isMainThread: true, isTarget: false, reply: reply([]) }]).targetAnswered).toBe(false);
   });
 
   test('an app that keeps nothing grows far less than any of them', async () => {

@@ -18,14 +18,15 @@ const REGIONS = {
 // How many units of each currency one euro buys (fixed rates: the model's
 // own table, so quotes do not change from one day to the next).
 const CURRENCIES = { EUR: 1, USD: 1.08, GBP: 0.85, JPY: 162, AUD: 1.64 };
-const PRODUCT = /^[a-z0-9][a-z0-9-]{0,39}$/;
+// A product is named by its catalogue slug: up to 200 characters.
+const PRODUCT = /^[a-z0-9][a-z0-9-]{0,199}$/;
 
 const RUNS = 600; // simulated years per quote
 const QUANTITIES = [1, 10, 50, 100, 250, 500, 1000];
 
 /** Why a query cannot be quoted, or null when it can. */
 function invalidQuery({ product, region, currency }) {
-  if (typeof product !== 'string' || !PRODUCT.test(product)) return 'product must be 1 to 40 lowercase letters, digits or dashes';
+  if (typeof product !== 'string' || !PRODUCT.test(product)) return 'product must be 1 to 200 lowercase letters, digits or dashes';
   if (typeof region !== 'string' || !Object.hasOwn(REGIONS, region)) return `region must be one of ${Object.keys(REGIONS).join(', ')}`;
   if (typeof currency !== 'string' || !Object.hasOwn(CURRENCIES, currency)) return `currency must be one of ${Object.keys(CURRENCIES).join(', ')}`;
   return null;

@@ -147,7 +147,7 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
     // A check may decide here (ctx.decide throws to end the check).
     await afterRound({ pairs: [...pairs], ratio: median(pairs), round: roundsRun });
     if (enough && roundsRun >= enough.minRounds && roundsRun < rounds && enough.clear(pairs)) {
-      progress(`  the ${roundsRun} rounds agree, and clearly: no more rounds needed`);
+      progress(`  ${enough.describe ? enough.describe(pairs) : `the ${roundsRun} rounds agree, and clearly`}: no more rounds needed`);
       break;
     }
   }
@@ -176,15 +176,29 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
  * @param {{threshold:number, op:'>='|'<', minRounds:number, factor?:number}} gate
  */
 function enoughRounds({ threshold, op = '>=', minRounds, factor = 1.5 }) {
+  const passes = (r) => (op === '>=' ? r >= threshold : r < threshold);
   return {
     minRounds,
     clear(pairs) {
       if (pairs.length < minRounds) return false;
       const m = median(pairs);
-      const passes = (r) => (op === '>=' ? r >= threshold : r < threshold);
       const side = passes(m);
       const distance = side === (op === '>=') ? m / threshold : threshold / m;
       return pairs.every((r) => passes(r) === side) && distance >= factor;
+    },
+    /**
+     * What clear() saw, in words: the rounds agree about the verdict, not
+     * with each other (their ratios may differ by half and still all pass).
+     */
+    describe(pairs) {
+      const m = median(pairs);
+      const side = passes(m);
+      const distance = side === (op === '>=') ? m / threshold : threshold / m;
+      const where = side ? 'pass' : 'fail';
+      return (
+        `all ${pairs.length} rounds ${where} (ratios ${pairs.map((r) => `${r.toFixed(2)}×`).join(', ')}, threshold ${threshold}×), ` +
+        `and their median, ${m.toFixed(2)}×, is ${distance.toFixed(1)}× from the threshold`
+      );
     },
   };
 }
@@ -240,6 +254,27 @@ function pairsDisagree(pairs, threshold) {
   return side < agree;
 }
 
+/**
+ * The round or rounds the ratio of a comparison comes from: the figure is the
+ * median of the pair ratios, which is the middle round's own ratio (for an
+ * even number of rounds, halfway between the two middle rounds'). Each app's
+ * median over the rounds is not: taken separately, the two medians may come
+ * from different rounds, and their quotient need not be the ratio (rounds
+ * of 1.19×, 0.77× and 1.03× have the median 1.03×, while the medians of
+ * their figures may divide to 0.77×). A check that prints the two apps'
+ * figures beside the ratio prints these rounds'.
+ * @param {{candidate:number[], reference:number[], pairs:number[]}} measured from compareThroughput()
+ * @returns {Array<{round:number, candidate:number, reference:number, ratio:number}>} one round (odd
+ *   counts) or two (even), in the order of their ratios; `round` counts from 1
+ */
+function middleRounds(measured) {
+  const order = measured.pairs.map((ratio, i) => ({ ratio, i })).sort((a, b) => a.ratio - b.ratio);
+  const n = order.length;
+  if (n === 0) return [];
+  const middle = n % 2 === 1 ? [order[(n - 1) / 2]] : [order[n / 2 - 1], order[n / 2]];
+  return middle.map(({ ratio, i }) => ({ round: i + 1, candidate: measured.candidate[i], reference: measured.reference[i], ratio }));
+}
+
 /** The response case every throughput comparison adds: the candidate answered everything. */
 function answeredUnderLoad(measured) {
   return {
@@ -257,4 +292,4 @@ function roundsNoise(measured, threshold) {
     : [];
 }
 
-module.exports = { compareResponses, compareThroughput, enoughRounds, answeredUnderLoad, roundsNoise, cpuClockStep, roundSeconds };
+module.exports = { compareResponses, compareThroughput, enoughRounds, middleRounds, answeredUnderLoad, roundsNoise, cpuClockStep, roundSeconds };

@@ -93,6 +93,17 @@ function problemsOf(spec, tools) {
 
   need(spec.settings === undefined || typeof spec.settings === 'object', 'settings must be an object');
 
+  // What the app is started with in every mode (a check, `workbook run`,
+  // `load`, `profile`, `capture`), so that no app can tell them apart.
+  need(spec.nodeArgs === undefined || (Array.isArray(spec.nodeArgs) && spec.nodeArgs.every((a) => typeof a === 'string' && a.startsWith('--'))), 'nodeArgs must be a list of node flags');
+  const services = spec.services;
+  need(services === undefined || (services && typeof services === 'object'), 'services must be an object: { env: [names], start({progress}) }');
+  if (services && typeof services === 'object') {
+    need(Array.isArray(services.env) && services.env.length > 0 && services.env.every((n) => typeof n === 'string' && /^[A-Z][A-Z0-9_]*$/.test(n) && !/^WORKBOOK_|^PORT$|^HOST$/.test(n)), 'services.env must list the environment variables the services give the app (upper case; not PORT, HOST or WORKBOOK_*)');
+    need(typeof services.start === 'function', 'services.start({progress}) must start the services and resolve with { env, close }');
+    need(typeof services.describe === 'string', 'services.describe must say what they are, for `workbook run` (e.g. "the catalogue service")');
+  }
+
   // Prose the shared pages show for this lab (how the checks measure, the
   // trainers' page), so no shared page has to name a lab.
   const explain = spec.explain;
@@ -147,6 +158,13 @@ function problemsOf(spec, tools) {
  *   responses:object[], info?:object[], noise?:string[], series?:object}>} spec.measure
  * @param {object} spec.standardLoad the load of `workbook load`, `profile`, `capture`
  * @param {object} [spec.settings] the check's own measurement knobs, shown on the site
+ * @param {string[]} [spec.nodeArgs] node flags the app runs with in every mode (e.g. a
+ *   production heap limit): a check, `workbook run`, `load`, `profile` and `capture` alike
+ * @param {{env:string[], describe:string, start:(options:{progress:(line:string)=>void}) =>
+ *   Promise<{env:Record<string,string>, close:() => Promise<void>}>}} [spec.services] what the
+ *   app needs around it (a catalogue, a database): `workbook run`, `load`, `profile` and
+ *   `capture` start them and give the app their `env`; a check starts its own (it needs to
+ *   control them) and may give the app those variables and no others (CheckContext.start)
  * @param {string} spec.advice what to do after a fail, for the last line of `check`
  * @param {{kind:'calibrated'|'reference'|'machine-independent'|'fixed-delay', calibration?:string,
  *   noise:string}} spec.explain the prose the "how the checks measure" page shows for this lab
@@ -169,6 +187,8 @@ function defineCheck(spec, file = 'a check module') {
   const gates = spec.gates;
   return Object.freeze({
     ...spec,
+    nodeArgs: spec.nodeArgs || [],
+    services: spec.services || null,
     settings: spec.settings || {},
     starterMayFail: spec.starterMayFail || [],
     captures: spec.captures || [],

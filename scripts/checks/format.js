@@ -90,8 +90,14 @@ function formatResult(result) {
     const decided = result.gates
       .filter(decisive)
       .map((g) => (exact.has(g.id) ? `${g.label} is a count, and it is over its limit` : `${g.label} was already ${marginText(g)} (${DECISIVE}× decides)`));
-    const wrongs = result.responses.filter((r) => !r.pass).length;
-    const why = decided.length ? decided.join('; ') : `${wrongs} response${wrongs === 1 ? ' was' : 's were'} wrong`;
+    // Named rather than counted: one case may stand for many answers ("the
+    // answers to 490 addresses … 43 of them wrong").
+    const failed = result.responses.filter((r) => !r.pass).map((r) => r.name);
+    const why = decided.length
+      ? decided.join('; ')
+      : failed.length === 1
+        ? `a check of the responses failed (${failed[0]})`
+        : `${failed.length} checks of the responses failed (${failed.slice(0, 2).join('; ')}${failed.length > 2 ? '; …' : ''})`;
     out.push(yellow(`Stopped after ${result.early.stage}: ${why}, so nothing measured later could change the verdict.`));
     if (result.early.unmeasured.length) out.push(dim(`  Not measured this time: ${result.early.unmeasured.join(', ')}.`));
   }

@@ -11,7 +11,7 @@ const { startApp, AppError } = require('../harness/app-process');
 const { startInChild } = require('../harness/in-child');
 const { removeTemp } = require('../harness/temp');
 const { verdictOf } = require('./gates');
-const { EarlyVerdict } = require('./define-check');
+const { EarlyVerdict, CheckDefinitionError } = require('./define-check');
 const { relative, checkOf } = require('../lib/labs');
 
 /**
@@ -138,6 +138,20 @@ class CheckContext {
    * it ends. `role` says whose fault a failure is.
    */
   async start(file, role = file === this.candidate ? 'candidate' : 'reference', options = {}) {
+    // The app gets what `workbook run` gives it, and no more: the lab's
+    // flags, and the variables of the lab's services, which the check
+    // started itself. Another variable would tell the app it is checked.
+    const declared = this.check.services ? this.check.services.env : [];
+    // (A variable set to undefined is one taken away, e.g. the learner's own
+    // UV_THREADPOOL_SIZE: the app cannot tell that from one never set.)
+    const extra = Object.entries(options.env || {}).filter(([name, value]) => value !== undefined && !declared.includes(name)).map(([name]) => name);
+    if (extra.length) {
+      throw new CheckDefinitionError(
+        `${relative(this.lab.checkModule)} gives the app ${extra.join(', ')}, which \`workbook run\` does not: ` +
+          `declare ${extra.length === 1 ? 'it' : 'them'} in the check's services (services.env), or leave ${extra.length === 1 ? 'it' : 'them'} out.`,
+      );
+    }
+    options = { ...options, nodeArgs: [...this.check.nodeArgs, ...(options.nodeArgs || [])] };
     try {
       const app = await startApp(file, options);
       app.role = role;

@@ -31,7 +31,7 @@ module.exports = {
     const port = portArg(values.port ?? process.env.PORT ?? '3000', this.usage);
     let app;
     try {
-      app = await startApp(file, { env: { PORT: port } });
+      app = await startApp(file, { env: { PORT: port }, lab, progress: (line) => console.error(line) });
     } catch (err) {
       const code = err instanceof AppError && /listen (EADDRINUSE|EACCES)\b/.exec(err.detail);
       if (code) {

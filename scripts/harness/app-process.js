@@ -5,6 +5,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const net = require('node:net');
 const { spawn } = require('node:child_process');
 const children = require('./children');
 const { OutputTail } = require('./output-tail');
@@ -36,33 +37,60 @@ class AppError extends Error {
  * @param {string} [options.cwd] working directory (default: the app's folder)
  * @param {import('node:stream').Writable} [options.output] also copy all of the app's
  *   stdout and stderr here, from its first byte (e.g. a --trace-gc log file)
+ * @param {object} [options.lab] start it as `workbook run` does: with the lab's node flags
+ *   and its services (lab-launch.js), which end when the app is stopped
+ * @param {(line:string) => void} [options.progress] what starting the services says
  * @returns {Promise<AppHandle>}
  */
 async function startApp(appFile, options = {}) {
-  const { timeoutMs = 10_000, nodeArgs = [], env = {}, output } = options;
+  const { timeoutMs = 10_000, output } = options;
+  let { nodeArgs = [], env = {} } = options;
   const file = path.resolve(appFile);
   if (!fs.existsSync(file)) {
     throw new AppError(`There is no app at ${file}.`, { reason: 'not-found' });
   }
-  // Every thread and Node process of the app reports its memory here.
+  // Outside a check: the lab's flags and services, as its check gives them.
+  let launch = null;
+  if (options.lab) {
+    launch = await require('./lab-launch').launchFor(options.lab, { progress: options.progress });
+    env = { ...launch.env, ...env };
+    nodeArgs = [...launch.nodeArgs, ...nodeArgs];
+  }
+  try {
+    return await startProbed(file, { ...options, env, nodeArgs, launch, timeoutMs, output });
+  } catch (err) {
+    if (launch) await launch.close();
+    throw err;
+  }
+}
+
+async function startProbed(file, { timeoutMs, nodeArgs, env, output, launch, cwd }) {
+  // Every thread and Node process of the app reports its memory and CPU
+  // here; the app's main thread also takes the harness's questions here.
   const census = await createCensus();
-  const baseEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env };
+  // A port of our choosing rather than 0, so the app sees a port number in
+  // every mode (`workbook run` gives it 3000): 0 would tell it a check.
+  const port = env.PORT === undefined || String(env.PORT) === '0' ? String(await freePort()) : String(env.PORT);
+  const baseEnv = { ...process.env, HOST: '127.0.0.1', ...env, PORT: port };
   const spawnedAt = performance.timeOrigin + performance.now();
   const child = children.track(
-    spawn(process.execPath, [...nodeArgs, '--require', PROBE, file], {
-      cwd: options.cwd || path.dirname(file),
+    // The probe is preloaded through NODE_OPTIONS alone (it takes itself out
+    // again before the app runs): nothing in process.execArgv but the flags
+    // asked for, and every Node process the app starts loads it too.
+    spawn(process.execPath, [...nodeArgs, file], {
+      cwd: cwd || path.dirname(file),
       env: {
         ...baseEnv,
         WORKBOOK_APP: file,
         ...census.env,
-        // Node processes the app starts load the probe too (and so join the census).
         NODE_OPTIONS: withPreload(baseEnv.NODE_OPTIONS, PROBE),
       },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       windowsHide: true,
     }),
   );
   const handle = new AppHandle(child, file, census);
+  handle.launch = launch;
   handle.spawnedAt = spawnedAt;
   if (output) {
     child.stdout.pipe(output, { end: false });
@@ -75,6 +103,19 @@ async function startApp(appFile, options = {}) {
     throw err;
   }
   return handle;
+}
+
+/** A TCP port free on 127.0.0.1 right now (the OS's choice). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 class AppHandle {
@@ -112,7 +153,7 @@ class AppHandle {
       });
     });
     child.once('error', (err) => this.output.push(`\n[spawn error] ${err.message}\n`));
-    child.on('message', (message) => this.onMessage(message));
+    census.onTargetMessage = (message) => this.onMessage(message);
   }
 
   onMessage(message) {
@@ -129,6 +170,13 @@ class AppHandle {
       this.pending.delete(message.id);
       if (message.ok) resolve(message.value);
       else reject(new Error(message.error));
+    } else if (message.type === 'closed') {
+      // The channel closes a moment before the exit event: wait for it (at
+      // most 2 s), so the error can say how the app ended.
+      Promise.race([this.exited, new Promise((r) => setTimeout(r, 2000).unref())]).then(() => {
+        for (const { reject } of this.pending.values()) reject(this.crashError());
+        this.pending.clear();
+      });
     }
   }
 
@@ -207,14 +255,12 @@ class AppHandle {
         resolve: (value) => (clearTimeout(timer), resolve(value)),
         reject: (err) => (clearTimeout(timer), reject(err)),
       });
-      this.child.send({ cmd, id, args }, (err) => {
-        if (!err || !this.pending.has(id)) return;
-        // The channel closes a moment before the exit event: wait for it (at
-        // most 2 s), so the error can say how the app ended.
-        Promise.race([this.exited, new Promise((r) => setTimeout(r, 2000).unref())]).then(() => {
-          if (this.pending.has(id)) this.pending.get(id).reject(this.crashError());
-        });
-      });
+      if (!this.census.sendToTarget({ type: 'ask', id, cmd, args })) {
+        this.pending.get(id).reject(
+          new AppError('The app\'s main thread never joined the harness: it cannot be measured.', { reason: 'unresponsive', detail: this.output.text() }),
+        );
+        this.pending.delete(id);
+      }
     });
   }
 
@@ -233,11 +279,17 @@ class AppHandle {
   }
 
   /**
-   * CPU time the app has used so far (µs, user + system, all threads) as
-   * `total`, and the HTTP requests this process has received as `served`.
+   * CPU time the whole app has used so far (µs, user + system, every
+   * thread of its own process and of every Node process it started, ended
+   * ones included) as `total` (`own`: its own process alone), and the HTTP
+   * requests its own process has received as `served`.
    */
-  cpuAndRequests() {
-    return this.ask('cpu');
+  async cpuAndRequests() {
+    const [own, tree] = await Promise.all([this.ask('cpu'), this.census.cpu()]);
+    // The probe's answer is the freshest figure of the app's own process;
+    // the census adds every other process of the app.
+    const others = Math.max(0, tree.total - tree.own);
+    return { ...own, own: own.total, total: own.total + others, processes: Math.max(1, tree.processes) };
   }
 
   /**
@@ -338,7 +390,15 @@ class AppHandle {
    */
   async memory(options) {
     if (this.exit) throw this.crashError();
-    return this.census.measure(options);
+    const reading = await this.census.measure(options);
+    if (!reading.targetAnswered) {
+      this.assertAlive('while its memory was read');
+      throw new AppError('The app\'s main thread did not report its memory within the time allowed, so the memory of the app cannot be read (a main thread busy for seconds?).', {
+        reason: 'unresponsive',
+        detail: [...reading.missing, this.output.text()].filter(Boolean).join('\n'),
+      });
+    }
+    return reading;
   }
 
   /**
@@ -352,12 +412,12 @@ class AppHandle {
     this.stopping = true;
     if (this.exit) {
       await this.census.close();
+      await this.closeLaunch();
       return this.exit;
     }
     const waitFor = (ms) =>
       Promise.race([this.exited, new Promise((r) => setTimeout(r, ms).unref())]);
-    if (this.child.connected) {
-      this.child.send({ cmd: 'shutdown', id: 0 }, () => {});
+    if (this.census.sendToTarget({ type: 'ask', id: 0, cmd: 'shutdown' })) {
       await waitFor(graceMs);
     }
     if (!this.exit) {
@@ -369,8 +429,16 @@ class AppHandle {
       await this.exited;
     }
     await this.census.close();
+    await this.closeLaunch();
     return this.exit;
+  }
+
+  /** Ends the lab's services started with the app (once). */
+  async closeLaunch() {
+    const launch = this.launch;
+    this.launch = null;
+    if (launch) await launch.close();
   }
 }
 
-module.exports = { startApp, AppError, PROBE };
+module.exports = { startApp, AppError, PROBE, freePort };

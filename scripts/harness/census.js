@@ -1,11 +1,14 @@
 'use strict';
-// The harness's half of the memory census: a server on 127.0.0.1 that
-// every thread of every Node process started for one app joins (see
+// The harness's half of the census: a server on 127.0.0.1 that every
+// thread of every Node process started for one app joins (see
 // census-member.js, loaded by the probe). measure() asks each of them to
 // collect its garbage and report its memory, and adds them up, so a check
 // judges the memory of the whole app: the main thread's heap, every worker
 // thread's heap, Buffers and ArrayBuffers, in the app's process and in any
-// Node process it started.
+// Node process it started. cpu() adds up the CPU time of every process of
+// the app the same way. The app's own main thread's connection is also the
+// harness's control channel to the probe (ask(), and the 'listening'
+// report): no IPC channel an app could notice.
 
 const net = require('node:net');
 const crypto = require('node:crypto');
@@ -25,6 +28,12 @@ class Census {
     this.token = crypto.randomBytes(8).toString('hex');
     this.members = new Set();
     this.nextId = 1;
+    // The app's own main thread, once it has said hello; and what waits for it.
+    this.target = null;
+    this.targetWaiters = [];
+    this.onTargetMessage = () => {};
+    // The last CPU time each process reported (µs), kept after it ends.
+    this.cpuByPid = new Map();
     this.server = net.createServer((socket) => this.accept(socket));
     // A census must never keep the harness alive.
     this.server.unref();
@@ -64,9 +73,19 @@ class Census {
           if (message.token !== this.token) return socket.destroy(); // not one of ours
           member.hello = message;
           this.members.add(member);
-        } else if (message.type === 'memory' && member.pending.has(message.id)) {
+          if (message.isTarget && !this.target) {
+            this.target = member;
+            for (const resolve of this.targetWaiters.splice(0)) resolve(member);
+          }
+        } else if (!member.hello) {
+          continue; // a stranger's first words must be its hello
+        } else if ((message.type === 'memory' || message.type === 'cpu') && member.pending.has(message.id)) {
           member.pending.get(message.id)(message);
           member.pending.delete(message.id);
+        } else if (message.type === 'tick' && member.hello.isMainThread) {
+          this.noteCpu(member, message.cpu);
+        } else if (member === this.target) {
+          this.onTargetMessage(message);
         }
       }
     });
@@ -74,19 +93,41 @@ class Census {
       this.members.delete(member);
       for (const resolve of member.pending.values()) resolve(null);
       member.pending.clear();
+      if (member === this.target) this.onTargetMessage({ type: 'closed' });
     });
   }
 
-  /**
-   * Every thread's memory, after a forced full GC in each (unless gc is
-   * false), and the totals.
-   * @param {{gc?:boolean, timeoutMs?:number}} [options]
-   * @returns {Promise<CensusReading>}
-   */
-  async measure({ gc = true, timeoutMs = 10_000 } = {}) {
+  noteCpu(member, cpu) {
+    if (!cpu || !Number.isFinite(cpu.total)) return;
+    const known = this.cpuByPid.get(member.hello.pid);
+    // CPU time only grows: a reply that overtook a tick must not lower it.
+    if (!known || cpu.total >= known.total) this.cpuByPid.set(member.hello.pid, { ...cpu, isTarget: member.hello.isTarget });
+  }
+
+  /** Resolves with the app's main thread once it has joined (or null after `timeoutMs`). */
+  waitForTarget(timeoutMs) {
+    if (this.target) return Promise.resolve(this.target);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(null), timeoutMs);
+      this.targetWaiters.push((member) => {
+        clearTimeout(timer);
+        resolve(member);
+      });
+    });
+  }
+
+  /** Sends a message to the app's main thread; false when it is not (or no longer) connected. */
+  sendToTarget(message) {
+    if (!this.target || this.target.socket.destroyed) return false;
+    this.target.socket.write(`${JSON.stringify(message)}\n`);
+    return true;
+  }
+
+  /** Asks every member (or the main threads only) one question; null for each that did not answer. */
+  askAll(type, { timeoutMs, mainThreadsOnly = false, extra = {} }) {
     const id = this.nextId++;
-    const members = [...this.members];
-    const replies = await Promise.all(
+    const members = [...this.members].filter((m) => !mainThreadsOnly || m.hello.isMainThread);
+    return Promise.all(
       members.map(
         (member) =>
           new Promise((resolve) => {
@@ -98,13 +139,48 @@ class Census {
               clearTimeout(timer);
               resolve(reply);
             });
-            member.socket.write(`${JSON.stringify({ type: 'measure', id, gc })}\n`);
+            member.socket.write(`${JSON.stringify({ type, id, ...extra })}\n`);
           }),
       ),
-    );
-    return summarise(
-      members.map((member, i) => ({ ...member.hello, reply: replies[i] })),
-    );
+    ).then((replies) => members.map((member, i) => ({ member, reply: replies[i] })));
+  }
+
+  /**
+   * The CPU time (µs, user + system, every thread) of every process of the
+   * app: the app's own and every Node process it started, including those
+   * that have ended since (up to their last report, at most 200 ms before
+   * they ended). `own` is the app's process alone.
+   * @returns {Promise<{total:number, own:number, processes:number, silent:number}>}
+   */
+  async cpu({ timeoutMs = 2000 } = {}) {
+    const answers = await this.askAll('cpu', { timeoutMs, mainThreadsOnly: true });
+    for (const { member, reply } of answers) if (reply) this.noteCpu(member, reply.cpu);
+    let total = 0;
+    let own = 0;
+    for (const cpu of this.cpuByPid.values()) {
+      total += cpu.total;
+      if (cpu.isTarget) own += cpu.total;
+    }
+    return { total, own, processes: this.cpuByPid.size, silent: answers.filter((a) => !a.reply).length };
+  }
+
+  /**
+   * Every thread's memory, after a forced full GC in each (unless gc is
+   * false), and the totals.
+   * @param {{gc?:boolean, timeoutMs?:number}} [options]
+   * @returns {Promise<CensusReading>}
+   */
+  async measure({ gc = true, timeoutMs = 10_000, joinMs = 1000 } = {}) {
+    let reading;
+    // A process the app has just started may not have joined yet: it is
+    // waited for (up to joinMs), then named in `missing` if it never does.
+    for (const deadline = Date.now() + joinMs; ; ) {
+      const answers = await this.askAll('measure', { timeoutMs, extra: { gc } });
+      for (const { member, reply } of answers) if (reply && reply.cpu) this.noteCpu(member, reply.cpu);
+      reading = summarise(answers.map(({ member, reply }) => ({ ...member.hello, reply })));
+      if (!reading.strays.length || Date.now() >= deadline) return reading;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   close() {
@@ -128,6 +204,9 @@ class Census {
  * @property {number} threads    threads that answered (the app's main thread counts as one)
  * @property {number} processes  processes that answered
  * @property {string[]} missing  plain sentences about threads or processes that did not answer
+ * @property {number[]} strays pids of processes the app started that have not joined
+ * @property {boolean} targetAnswered whether the app's own main thread answered: a reading
+ *   without it is no reading of the app at all (AppHandle.memory() refuses it)
  * @property {object[]} members  each thread's own figures
  */
 function summarise(members) {
@@ -159,6 +238,8 @@ function summarise(members) {
   // tens of KB at a time. It is not data the app keeps.
   const code = answered.reduce((n, m) => n + m.reply.code.code_and_metadata_size + m.reply.code.bytecode_and_metadata_size, 0);
   return {
+    targetAnswered: answered.some((m) => m.isTarget),
+    strays,
     heapUsed,
     external,
     arrayBuffers: sum('arrayBuffers'),

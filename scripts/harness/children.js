@@ -2,7 +2,7 @@
 // Every process the workbook starts is registered here, so that it is ended
 // whatever happens to us: a normal finish, a failed check, an exception, a
 // timeout, Ctrl-C or a kill. (Apps started with the probe also exit by
-// themselves when their IPC channel to us closes, which covers SIGKILL.)
+// themselves when their connection to our census closes, which covers SIGKILL.)
 
 const live = new Set();
 

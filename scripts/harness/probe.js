@@ -1,17 +1,25 @@
 'use strict';
-// Preloaded into a lab app by the harness (`node --require probe.js app.js`),
-// so the lab apps themselves stay plain. It:
-//   - reports the port every server really listens on (apps get PORT=0, so
-//     two checks never collide);
+// Preloaded into a lab app by the harness (through NODE_OPTIONS), so the lab
+// apps themselves stay plain. It:
+//   - reports the port every server really listens on (apps get a free
+//     port of the harness's choosing, so two checks never collide);
 //   - measures event-loop delay from inside the app;
 //   - answers "heap used after a forced GC" on request, and joins the
-//     harness's memory census in every thread and process of the app;
+//     harness's census in every thread and process of the app;
 //   - closes the app's servers and exits cleanly on SIGINT/SIGTERM or when
 //     asked, so profilers that write on exit (--cpu-prof, --prof, Clinic.js)
 //     get their data, and exits when the harness that started it goes away.
-// It talks to the harness over the IPC channel when there is one, and
-// writes its "listening" report to WORKBOOK_READY_FILE when that is set
-// (profilers that start the app themselves give it no IPC channel).
+// It talks to the harness over its census connection (census-member.js),
+// and writes its "listening" report to WORKBOOK_READY_FILE when that is set
+// (profilers that start the app themselves).
+//
+// No app can tell a check from `workbook run`, `load` or `profile` by what
+// the probe leaves behind: it takes the workbook's variables (WORKBOOK_*)
+// and its own preload out of the environment before the app's code runs,
+// and gives them back only to the processes the app starts (so they join
+// the census); there is no IPC channel. What an app sees is its port (any
+// free one, or 3000 for `workbook run`) and the lab's own settings, the same
+// in every mode (see the `services` of a lab's check).
 
 const fs = require('node:fs');
 const http = require('node:http');
@@ -20,24 +28,36 @@ const v8 = require('node:v8');
 const vm = require('node:vm');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 
+// Captured before the app's code runs, which could replace them.
+const cpuUsage = process.cpuUsage.bind(process);
+const memoryUsage = process.memoryUsage.bind(process);
+
 // The timer resolution of every event-loop delay the probe measures.
 const DELAY_RESOLUTION_MS = 5;
+
+// A worker thread's environment is a copy of its parent's, already without
+// them: it gets them from its parent through setEnvironmentData.
+const worker_threads = require('node:worker_threads');
+const HIDDEN_ENV_KEY = 'workbook:hidden-env';
+const inherited = worker_threads.isMainThread ? null : worker_threads.getEnvironmentData?.(HIDDEN_ENV_KEY);
+const hiddenEnv = { ...(inherited || {}), ...require('./hidden-env').hideWorkbookEnv(process.env, __filename) };
 
 // Profilers wrap the app in extra node processes that inherit NODE_OPTIONS,
 // and node:cluster starts workers with the same flags: only the process the
 // harness started, running the lab app itself, is probed. (A cluster
 // worker's IPC channel is cluster's own, and keeps the worker alive.)
-const target = process.env.WORKBOOK_APP;
+const target = hiddenEnv.WORKBOOK_APP;
 // (Node removes NODE_UNIQUE_ID from the environment before preloads run.)
 const isClusterWorker = require('node:cluster').isWorker;
 // Preloads also run in worker threads; the probe belongs to the main one.
 const { isMainThread } = require('node:worker_threads');
-// A process the app starts inherits its environment: one that finds this
-// marker is a descendant of the probed app, not the app (even when it runs
-// the same file, as a fork of itself would).
-const descendant = Boolean(process.env.WORKBOOK_PROBED_PID);
+// A process the app starts inherits the workbook's variables: one that finds
+// this marker is a descendant of the probed app, not the app (even when it
+// runs the same file, as a fork of itself would).
+const descendant = Boolean(hiddenEnv.WORKBOOK_PROBED_PID);
 const isTarget = isMainThread && !isClusterWorker && !descendant && (!target || (process.argv[1] && samePath(process.argv[1], target)));
-if (isTarget) process.env.WORKBOOK_PROBED_PID = String(process.pid);
+if (isTarget) hiddenEnv.WORKBOOK_PROBED_PID = String(process.pid);
+worker_threads.setEnvironmentData?.(HIDDEN_ENV_KEY, hiddenEnv);
 
 function samePath(a, b) {
   try {
@@ -47,9 +67,10 @@ function samePath(a, b) {
   }
 }
 
-// Every thread of every process started for a check reports its memory to
-// the harness's census (census-member.js), not only the app's main thread.
-require('./census-member').joinCensus(__filename, { isTarget });
+// Every thread of every process started for a check reports its memory and
+// CPU to the harness's census (census-member.js), not only the app's main
+// thread; the main thread's connection is also its channel to the harness.
+const control = require('./census-member').joinCensus(__filename, { isTarget, hiddenEnv });
 
 if (isTarget) install();
 
@@ -60,14 +81,14 @@ function install() {
   const shutdown = closeAndExit(servers, loop);
   const handlers = { ...loop.handlers, ...poolWaitHandlers(), ...controlHandlers(), ...memoryHandlers(), ...processHandlers(servers, shutdown) };
   stopWhenAsked(shutdown);
-  if (process.send) answerHarness(handlers);
+  if (control) answerHarness(control, handlers);
 }
 
-/** Sends a message to the harness: over IPC, and to the ready file for apps a profiler started. */
+/** Sends a message to the harness: over the census connection, and to the ready file for apps a profiler started. */
 function report(message) {
-  if (process.send && process.connected) process.send(message);
-  if (process.env.WORKBOOK_READY_FILE) {
-    fs.appendFileSync(process.env.WORKBOOK_READY_FILE, JSON.stringify(message) + '\n');
+  if (control) control.send(message);
+  if (hiddenEnv.WORKBOOK_READY_FILE) {
+    fs.appendFileSync(hiddenEnv.WORKBOOK_READY_FILE, JSON.stringify(message) + '\n');
   }
 }
 
@@ -183,10 +204,10 @@ function costRecorder() {
     recording: false,
     list: [],
     watch(req, res) {
-      const start = process.cpuUsage();
+      const start = cpuUsage();
       const started = performance.now();
       res.once('finish', () => {
-        const { user, system } = process.cpuUsage(start);
+        const { user, system } = cpuUsage(start);
         const wall = Math.round((performance.now() - started) * 1000);
         if (this.list.length < 5000) this.list.push({ url: req.url, cpu: user + system, wall });
       });
@@ -329,7 +350,7 @@ function memoryHandlers() {
       // Two passes: the first can leave objects with finalizers for the second.
       forceGc();
       forceGc();
-      const { heapUsed, heapTotal, rss } = process.memoryUsage();
+      const { heapUsed, heapTotal, rss } = memoryUsage();
       return { heapUsed, heapTotal, rss };
     },
     // A heap snapshot to the given file, for the heap comparison.
@@ -343,7 +364,7 @@ function processHandlers(servers, shutdown) {
     // CPU time this process has used (all threads), in microseconds, and the
     // HTTP requests it has received so far.
     cpu: () => {
-      const { user, system } = process.cpuUsage();
+      const { user, system } = cpuUsage();
       return { user, system, total: user + system, served: servers.served() };
     },
     // The app's start as its own clock saw it (see startupTimeline).
@@ -400,17 +421,18 @@ function closeAndExit(servers, loop) {
 
 /** Stops on SIGINT/SIGTERM, on a stop file, or when the workbook's process is gone. */
 function stopWhenAsked(shutdown) {
-  // Apps started by a profiler have no IPC channel. The workbook asks them to
-  // stop by creating a file (signals cannot be sent to a child on Windows)...
-  const stopFile = process.env.WORKBOOK_STOP_FILE;
+  // Apps started by a profiler have no census connection. The workbook asks
+  // them to stop by creating a file (signals cannot be sent to a child on
+  // Windows)...
+  const stopFile = hiddenEnv.WORKBOOK_STOP_FILE;
   if (stopFile) {
     setInterval(() => {
       if (fs.existsSync(stopFile)) shutdown();
     }, 200).unref();
   }
   // ...and they watch the workbook's process, to exit if it goes away.
-  const parent = Number(process.env.WORKBOOK_PARENT_PID);
-  if (parent && !process.send) {
+  const parent = Number(hiddenEnv.WORKBOOK_PARENT_PID);
+  if (parent && !control) {
     setInterval(() => {
       try {
         process.kill(parent, 0);
@@ -424,21 +446,10 @@ function stopWhenAsked(shutdown) {
   process.on('SIGTERM', shutdown);
 }
 
-/** Answers the harness's requests over IPC, and exits when the harness goes away. */
-function answerHarness(handlers) {
-  process.on('message', (message) => {
-    if (!message || typeof message !== 'object' || !handlers[message.cmd]) return;
-    const reply = { type: 'reply', id: message.id };
-    Promise.resolve()
-      .then(() => handlers[message.cmd](message.args || {}))
-      .then(
-        (value) => Object.assign(reply, { ok: true, value }),
-        (err) => Object.assign(reply, { ok: false, error: err.message }),
-      )
-      .then(() => process.connected && process.send(reply));
-  });
+/** Answers the harness's requests over the control channel, and exits when the harness goes away. */
+function answerHarness(channel, handlers) {
+  channel.handle(handlers);
   // The harness went away (finished, crashed, or was killed): so do we.
-  process.on('disconnect', () => process.exit(0));
-  // The channel must not keep an app alive that would otherwise exit.
-  if (process.channel && process.channel.unref) process.channel.unref();
+  channel.onClose(() => process.exit(0));
 }
+

@@ -8,11 +8,14 @@
 // laptops), and an .npmrc that makes the README's `npm ci` install from that
 // cache with no network. The built site is part of the clone.
 //
-// Why the .npmrc names the registry: the lockfile records no tarball URLs
-// (the workbook is developed with omit-lockfile-registry-resolved), so npm
-// reads each package's metadata from the cache, where it is filed under the
-// registry's address. Pinning the address the cache was filled from makes a
-// learner's own registry setting (a company mirror, say) irrelevant.
+// Why the room's copy gets a lockfile with tarball addresses: the workbook's
+// own records none (it is developed with omit-lockfile-registry-resolved),
+// so npm would read each package's metadata from the cache, where it is
+// filed under the registry's address, and a learner whose environment names
+// another registry (a company mirror in npm_config_registry, which outranks
+// any .npmrc) got ENOTCACHED. With an address and an integrity for every
+// package, npm takes each tarball from the cache by its integrity and reads
+// no metadata. The .npmrc still pins the registry the cache was filled from.
 
 const COPY_CACHE = '.workbook/npm-cache';
 
@@ -38,6 +41,28 @@ function lockfilePackages(lock) {
   }
   const sorted = (set) => [...set].sort();
   return { specs: sorted(specs), platformSpecific: sorted(platformSpecific) };
+}
+
+/**
+ * The lockfile the room's copy installs from: every registry package with
+ * its tarball's address on `registry` (`resolved`). npm then installs each
+ * package from the tarball it finds in the cache by its integrity, and reads
+ * no package metadata, which the cache files under the address of the
+ * registry it came from: with the lockfile as the workbook ships it (no
+ * addresses), a learner whose environment names another registry
+ * (npm_config_registry, which outranks the copy's .npmrc) got ENOTCACHED.
+ * Packages that already have an address, links and bundled ones are left
+ * as they are.
+ */
+function lockWithTarballs(lock, registry) {
+  const base = registry.endsWith('/') ? registry : `${registry}/`;
+  const copy = JSON.parse(JSON.stringify(lock));
+  for (const [where, entry] of Object.entries(copy.packages || {})) {
+    if (!where.includes('node_modules/') || entry.link || entry.inBundle || entry.resolved || !entry.version) continue;
+    const name = entry.name || where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    entry.resolved = `${base}${name}/-/${name.split('/').pop()}-${entry.version}.tgz`;
+  }
+  return copy;
 }
 
 /** Splits `items` into runs whose joined length stays under `maxChars` (a command line has a limit, 8191 characters in cmd.exe). */
@@ -118,4 +143,4 @@ function platformsOf(lock) {
   return main.length ? main.join(', ') : 'every platform';
 }
 
-module.exports = { COPY_CACHE, batches, learnerNote, lockfilePackages, platformsOf, roomNpmrc, versionText };
+module.exports = { COPY_CACHE, batches, learnerNote, lockWithTarballs, lockfilePackages, platformsOf, roomNpmrc, versionText };

@@ -14,26 +14,31 @@
 //   file inside the lab's folder (so require('express') and the lab's other
 //   packages resolve; the file is removed afterwards), run from the
 //   repository's root with the node running the tests and PORT=0 in its
-//   environment. It passes when it exits with code 0 within 20 s. A snippet
+//   environment. It passes when it exits with code 0 within 20 s (60 s for
+//   one that spawns or forks a process: an app may prepare its data at its
+//   first start). A snippet
 //   that starts a server must close it itself (after fastify.inject, or after
 //   one request to the port it got); one that shows a fragment belongs in
 //   prose or in an excerpt, not in an untitled block. Output blocks are
 //   ```text, commands ```sh: neither is run.
-// - A number in the prose that the code defines carries a COUNT MARKER, an
-//   HTML comment directly after it (GitHub and the site show nothing):
-//       compares 28<!-- count: responses --> responses
-//       the gate is 0.6<!-- count: threshold throughput-ratio -->×
-//   The docs tests compare the number with its source (see COUNT_SOURCES in
-//   test/docs.test.js): `responses` is how many responses the lab's check
-//   judged in its captured result (site/static/captures/index.json, for the
-//   starter and the solution alike, leaving out a starter stopped by an
-//   early FAIL), `threshold <gate>` a gate's threshold,
-//   `setting <name>` one of the check's settings, `standard-load <field>` a
-//   field of its standard load, `worst-margin <gate> <side>` and
-//   `bench-median <gate> <side> <node major> [hogs]` figures of the measured
-//   margins (check/margins.json), compared at the precision written. A
-//   number a reader could check against the code and that has no marker is
-//   a bug waiting to drift.
+// - A number in the prose that the code defines is named in a COUNTS
+//   MARKER, an HTML comment at the end of its paragraph (GitHub and the site
+//   show nothing), which gives each number as written and its source:
+//       The check compares 28 responses and gates the ratio at 0.6×.<!-- counts: 28 = responses; 0.6 = threshold throughput-ratio -->
+//   Each number must appear in that paragraph (or list item, or table: the
+//   lines since the last blank one), and the docs tests compare it with its
+//   source (see COUNT_SOURCES in test/docs.test.js): `responses` is how many
+//   responses the lab's check judged in its captured result
+//   (site/static/captures/index.json, for the starter and the solution
+//   alike, leaving out a starter stopped by an early FAIL), `threshold
+//   <gate>` a gate's threshold, `setting <name>` one of the check's settings,
+//   `standard-load <field>` a field of its standard load, `worst-margin
+//   <gate> <side>` and `bench-median <gate> <side> <node major> [hogs]`
+//   figures of the measured margins (check/margins.json), compared at the
+//   precision written. A number a reader could check against the code and
+//   that has no marker is a bug waiting to drift. (The older form, a
+//   `<!-- count: … -->` directly after its number, sat mid-sentence in the
+//   raw file: `dev check` asks for this one.)
 // - The reference fix's code is NOT in the walkthrough: learners read the
 //   README raw. A solution-code directive (an HTML comment naming pinned
 //   lines of solutions/) stands in its place, and the site folds those
@@ -136,12 +141,36 @@ function countMarkers(source) {
   const found = [];
   const lines = source.split(/\r?\n/);
   lines.forEach((text, i) => {
+    // The inline form, directly after its number (being retired: it sits
+    // mid-sentence in the raw file).
     for (const m of text.matchAll(/<!--\s*count:\s*([\s\S]*?)\s*-->/g)) {
       const before = /(\d[\d,]*(?:\.\d+)?)$/.exec(text.slice(0, m.index));
-      found.push({ number: before ? Number(before[1].replace(/,/g, '')) : null, written: before ? before[1] : null, key: m[1], line: i + 1 });
+      found.push({ number: before ? Number(before[1].replace(/,/g, '')) : null, written: before ? before[1] : null, key: m[1], line: i + 1, inline: true });
+    }
+    // The end-of-paragraph form: each number, as written, and its source.
+    for (const m of text.matchAll(/<!--\s*counts:\s*([\s\S]*?)\s*-->/g)) {
+      const scope = paragraphBefore(lines, i, m.index);
+      for (const entry of m[1].split(';').map((e) => e.trim()).filter(Boolean)) {
+        const parts = /^(\d[\d,]*(?:\.\d+)?)\s*=\s*(.+)$/.exec(entry);
+        const written = parts ? parts[1] : null;
+        const inScope = written !== null && new RegExp(`(^|[^\\d.,])${written.replace(/[.,]/g, '\\$&')}(?![\\d]|[.,]\\d)`).test(scope);
+        found.push({ number: parts && inScope ? Number(written.replace(/,/g, '')) : null, written, key: parts ? parts[2].trim() : entry, line: i + 1, inline: false, missing: parts && !inScope });
+      }
     }
   });
   return found;
+}
+
+/**
+ * The text a `counts` marker speaks of: its paragraph (or list item, or
+ * table), from the line after the last blank line up to the marker, without
+ * comments.
+ */
+function paragraphBefore(lines, index, column) {
+  let first = index;
+  while (first > 0 && lines[first - 1].trim() !== '') first--;
+  const text = [...lines.slice(first, index), lines[index].slice(0, column)].join('\n');
+  return withoutComments(text);
 }
 
 module.exports = { SECTIONS, readWalkthrough, readWalkthroughSection, countMarkers, withoutComments };

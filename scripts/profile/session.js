@@ -38,9 +38,10 @@ async function applyStandardLoad({ lab, url, duration, progress, label = '' }) {
  * `fn(app)`, and stops the app afterwards whatever happened, waiting up to
  * `graceMs` for it to end by itself (profilers write their files then).
  */
-async function withApp({ file, nodeArgs = [], env, cwd, output, graceMs, progress }, fn) {
+async function withApp({ lab, file, nodeArgs = [], env, cwd, output, graceMs, progress }, fn) {
   progress(`Starting ${relative(file)}${nodeArgs.length ? ` with ${nodeArgs.join(' ')}` : ''}`);
-  const app = await startApp(file, { nodeArgs, env, cwd, output, timeoutMs: 20_000 });
+  // As `workbook run` starts it: the lab's flags and services too.
+  const app = await startApp(file, { lab, nodeArgs, env, cwd, output, progress, timeoutMs: 20_000 });
   try {
     return await fn(app);
   } finally {
@@ -53,7 +54,7 @@ async function withApp({ file, nodeArgs = [], env, cwd, output, graceMs, progres
  * `duration` seconds, and stops it cleanly so the profiler writes its files.
  */
 async function profileRun({ lab, file, nodeArgs, env, cwd, duration, progress }) {
-  return withApp({ file, nodeArgs, env, cwd, graceMs: 10_000, progress }, async (app) => {
+  return withApp({ lab, file, nodeArgs, env, cwd, graceMs: 10_000, progress }, async (app) => {
     const load = await applyStandardLoad({ lab, url: app.url, duration, progress });
     app.assertAlive('under load');
     progress('Stopping the app so the profiler writes its files');

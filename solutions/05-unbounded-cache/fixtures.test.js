@@ -44,6 +44,53 @@ const SAWTOOTH = (keepAfterDrop) => `  let quote = quotes.get(key);
   }
   return quote;`;
 
+/**
+ * quick-lru's design, written by hand: two generations of at most 250 quotes.
+ * New quotes go into the current one; when it holds 250 it becomes the old
+ * one, and the old one is dropped whole. A hit in the old generation moves
+ * the quote to the current one. At most 2 × 250 quotes, never fewer than 250
+ * once full: a sawtooth, with no bookkeeping per hit.
+ */
+const TWO_GENERATIONS = `  let quote = current.get(key);
+  if (quote !== undefined) return quote;
+  quote = previous.get(key);
+  if (quote === undefined) quote = priceQuote(product, region, currency);
+  else previous.delete(key);
+  current.set(key, quote);
+  if (current.size >= 250) {
+    previous = current; // the older generation goes, all at once
+    current = new Map();
+  }
+  return quote;`;
+
+/** A least-recently-used cache on a doubly linked list and a Map of its nodes. */
+const LINKED_LIST_LRU = `  let node = quotes.get(key);
+  if (node !== undefined) {
+    unlink(node);
+  } else {
+    node = { key, quote: priceQuote(product, region, currency), newer: null, older: null };
+    quotes.set(key, node);
+    if (quotes.size > 500) {
+      const oldest = list.older;
+      unlink(oldest);
+      quotes.delete(oldest.key);
+    }
+  }
+  // The newest end of the list: list.newer is the most recently used.
+  node.older = list;
+  node.newer = list.newer;
+  list.newer.older = node;
+  list.newer = node;
+  return node.quote;`;
+const LINKED_LIST = `const quotes = new Map(); // key → list node
+// A ring with one sentinel: list.newer is the most recent node, list.older the least.
+const list = { newer: null, older: null };
+list.newer = list.older = list;
+function unlink(node) {
+  node.older.newer = node.newer;
+  node.newer.older = node.older;
+}`;
+
 describe('lab 05 · fixtures', () => {
   describeFixtures(lab, {
     otherFixes: [
@@ -63,9 +110,14 @@ describe('lab 05 · fixtures', () => {
           [[CACHE, 'const quotes = new Map();']],
         ),
       ],
+      [
+        "quick-lru's two generations of 250 quotes, written by hand (a sawtooth between 250 and 500)",
+        lookupOf('two-generations', TWO_GENERATIONS, [[CACHE, 'let current = new Map();\nlet previous = new Map();']]),
+      ],
+      ['a least-recently-used cache on a doubly linked list', lookupOf('linked-list-lru', LINKED_LIST_LRU, [[CACHE, LINKED_LIST]])],
       ['lru-cache with a size limit and a time to live', cacheOf('lru-max-ttl', 'const quotes = new LRUCache({ max: 500, ttl: 10 * 60 * 1000 });')],
       [
-        // The check's quotes are 650–760 characters of JSON: 300 000 holds at most about 460.
+        // The check's quotes (200-character product names) are 840–900 characters of JSON: 300 000 holds 330–360.
         "lru-cache bounded by the quotes' size in characters (maxSize)",
         cacheOf('lru-max-size', 'const quotes = new LRUCache({ maxSize: 300_000, sizeCalculation: (quote) => JSON.stringify(quote).length });'),
       ],

@@ -19,8 +19,23 @@ const BUILD_FILE = path.join(__dirname, '..', '..', 'labs', '06-saturated-thread
 const brotliCompress = promisify(zlib.brotliCompress);
 const PRODUCTS = ['widget', 'gadget', 'sprocket', 'gizmo', 'flange', 'grommet'];
 
-// libuv reads UV_THREADPOOL_SIZE once, when the pool starts; 4 when unset.
-const POOL_SIZE = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+/**
+ * How many threads libuv's pool has, from UV_THREADPOOL_SIZE read the way
+ * libuv reads it, once, when the pool starts (init_threads in its
+ * src/threadpool.c): unset, 4; set, C's atoi of it (the whole number it
+ * starts with: "8x" is 8, "" and "abc" are 0), kept as an unsigned int (so a
+ * negative number is huge), then 0 becomes 1 and anything over 1024 is 1024.
+ * libuv 1.52 and later also ignore a value of 16 characters or more.
+ */
+function threadPoolSize(value = process.env.UV_THREADPOOL_SIZE) {
+  const [major, minor] = process.versions.uv.split('.').map(Number);
+  if (value === undefined || (value.length >= 16 && (major > 1 || minor >= 52))) return 4;
+  const number = /^[ \t\n\v\f\r]*([+-]?\d+)/.exec(value);
+  const threads = number ? Number(number[1]) : 0;
+  if (threads < 0 || threads > 1024) return 1024;
+  return Math.max(threads, 1);
+}
+const POOL_SIZE = threadPoolSize();
 const EXPORTS_AT_ONCE = Math.max(1, POOL_SIZE - 1);
 
 /** Runs at most `limit` of the functions given to it at once; the rest wait their turn. */

@@ -6,7 +6,10 @@
 // (derivedApp: a change to the solution that breaks a patch fails loudly).
 // The lab's own suite is labs/06-saturated-threadpool/check/verdicts.test.js.
 
+const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 const { findLab } = require('../../scripts/lib/labs');
 const { describeFixtures, expectGates } = require('../../test/helpers/lab-verdicts');
 const { derivedApp } = require('../../test/helpers/derived-app');
@@ -23,9 +26,13 @@ const SEND = "  res.set({ 'content-type': 'application/json', 'content-encoding'
 const derived = (name, patches) => derivedApp(`06-${name}`, lab.solutionApp, patches);
 // The starter's shape: every export straight onto the pool.
 const UNBOUNDED = [COMPRESS, '  const body = await brotliCompress(json);'];
-const onPiscina = (worker, maxThreads = "require('node:os').availableParallelism()") => [
+// minThreads as many as maxThreads: with piscina's default idleTimeout of 0,
+// a worker above minThreads is ended the moment it is idle, and between two
+// exports of one connection it is, so the pool would keep ending and
+// starting workers (each start costs tens of ms of CPU on 2 cores).
+const onPiscina = (worker, threads = "require('node:os').availableParallelism()") => [
   [COMPRESS, `  const body = Buffer.from(await compressors.run(json));`],
-  ["const express = require('express');", `const express = require('express');\nconst { Piscina } = require('piscina');\nconst compressors = new Piscina({ filename: ${JSON.stringify(fixture(worker))}, maxThreads: ${maxThreads} });`],
+  ["const express = require('express');", `const express = require('express');\nconst { Piscina } = require('piscina');\nconst compressors = new Piscina({ filename: ${JSON.stringify(fixture(worker))}, minThreads: ${threads}, maxThreads: ${threads} });`],
 ];
 
 // libuv reads UV_THREADPOOL_SIZE when the pool starts. On Linux and macOS,
@@ -135,4 +142,36 @@ if (poolSizeFromEnvWorks) {
 
 describe('lab 06 · fixtures', () => {
   describeFixtures(lab, { otherFixes, cheats });
+});
+
+// The reference sizes its bound from UV_THREADPOOL_SIZE, and must read it as
+// libuv does, or a value libuv reads as one thread (an empty one, "0") would
+// leave it three compressions on a pool of one. Judged against libuv itself:
+// on Linux a child process counts the threads that its first pool job starts
+// (/proc/self/task), for each value.
+describe("lab 06 · the reference reads UV_THREADPOOL_SIZE as this Node's libuv does", () => {
+  const source = fs.readFileSync(lab.solutionApp, 'utf8');
+  const definition = /function threadPoolSize[\s\S]*?\n}\n/.exec(source);
+  test('the reference defines threadPoolSize', () => expect(definition).not.toBeNull());
+  if (!definition) return;
+  // Evaluated with an empty environment of its own: "unset" means unset.
+  const threadPoolSize = new Function('process', `${definition[0]}\nreturn threadPoolSize;`)({ env: {}, versions: process.versions });
+  const COUNT_POOL_THREADS = `
+    const fs = require('node:fs');
+    const before = fs.readdirSync('/proc/self/task').length;
+    fs.stat(__filename, () => console.log(fs.readdirSync('/proc/self/task').length - before));`;
+  const values = [undefined, '', '0', '2', ' 3', '5 threads', 'abc', '-1', '2000', '1e3', '+6', '0000000000000002'];
+  const linux = process.platform === 'linux';
+  (linux ? test : test.skip)(`${values.length} values, from unset to 16 characters (libuv ${process.versions.uv})`, () => {
+    const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lab06-pool-')), 'count.js');
+    fs.writeFileSync(script, COUNT_POOL_THREADS);
+    for (const value of values) {
+      const env = { ...process.env };
+      if (value === undefined) delete env.UV_THREADPOOL_SIZE;
+      else env.UV_THREADPOOL_SIZE = value;
+      const started = Number(execFileSync(process.execPath, [script], { env, encoding: 'utf8' }).trim());
+      expect({ value, threads: threadPoolSize(value) }).toEqual({ value, threads: started });
+    }
+    fs.rmSync(path.dirname(script), { recursive: true, force: true });
+  });
 });

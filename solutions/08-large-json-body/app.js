@@ -43,7 +43,7 @@ if (isMainThread) {
  * chosen for what it costs there. The parsed objects would be cloned field
  * by field, at about the cost of parsing them again; so the accepted
  * products go back as their JSON text, one after another in one Buffer
- * whose memory is transferred, not copied, with where each one starts and
+ * whose memory is moved, not copied (movable), with where each one starts and
  * ends; and their skus as JSON text, one a line (JSON.stringify never
  * writes a raw newline).
  */
@@ -72,11 +72,26 @@ function importCatalogue(bytes) {
     summary.units += product.stock;
     summary.valueCents += product.priceCents * product.stock;
   }
-  const text = Buffer.from(texts.join(''));
+  const text = movable(Buffer.from(texts.join('')));
   const ends = new Uint32Array(texts.length);
   let end = 0;
   texts.forEach((t, i) => (ends[i] = end += Buffer.byteLength(t)));
   return { result: { status: 200, summary, skus: skus.join('\n'), text, ends }, transfer: [text.buffer, ends.buffer] };
+}
+
+/**
+ * `bytes` in memory of their own, ready to be moved to another thread: the
+ * same Buffer when it owns its whole ArrayBuffer, else a copy of just its
+ * bytes. A small Buffer (under half of Buffer.poolSize: 4 KiB, or 32 KiB from
+ * Node 24.18) is a slice of a pool that other Buffers share; Node marks that
+ * pool untransferable, and from Node 21 postMessage throws a DataCloneError
+ * when it is in the transfer list.
+ */
+function movable(bytes) {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  const copy = Buffer.allocUnsafeSlow(bytes.byteLength); // never from the pool
+  bytes.copy(copy);
+  return copy;
 }
 
 function serve() {
@@ -176,14 +191,16 @@ function workerPool(size) {
       worker.pending.get(id).resolve(result);
       worker.pending.delete(id);
     });
-    worker.on('error', (err) => {
-      for (const { reject } of worker.pending.values()) reject(err);
-      worker.pending.clear();
-    });
-    worker.on('exit', () => {
+    // A worker that fails is replaced at once, before another import can be
+    // sent to it (its 'exit' comes later), and the imports it held fail.
+    const retire = (err) => {
       const at = workers.indexOf(worker);
       if (at !== -1) workers[at] = start();
-    });
+      for (const { reject } of worker.pending.values()) reject(err);
+      worker.pending.clear();
+    };
+    worker.on('error', retire);
+    worker.on('exit', (code) => retire(new Error(`an import worker stopped (exit code ${code})`)));
     return worker;
   };
   for (let i = 0; i < size; i++) workers.push(start());
@@ -193,11 +210,11 @@ function workerPool(size) {
       const id = nextId++;
       return new Promise((resolve, reject) => {
         worker.pending.set(id, { resolve, reject });
-        // A body the size of its own memory is handed over, not copied (it
-        // is unusable here afterwards); a small one shares its memory with
-        // other Buffers (Node's pool), so it is copied.
-        const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-        worker.postMessage({ id, bytes }, own ? [bytes.buffer] : []);
+        // The body's memory is handed over, not copied (it is unusable here
+        // afterwards); a small body, a slice of Node's shared pool, is
+        // copied first (movable).
+        const body = movable(bytes);
+        worker.postMessage({ id, bytes: body }, [body.buffer]);
       });
     },
     close() {

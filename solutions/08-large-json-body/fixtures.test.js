@@ -37,8 +37,23 @@ const STARTER_LOOP = `  for (const product of products) {
   }
   res.json(summary);`;
 const SOLUTION_STORE = '    await store(result);\n    res.json(result.summary);';
+const SOLUTION_ANSWER = "  const text = movable(Buffer.from(texts.join('')));";
 const fromStarter = (name, patches) => derivedApp(`08-${name}`, starter(), patches);
 const fromSolution = (name, patches) => derivedApp(`08-${name}`, lab.solutionApp, patches);
+
+// The reference as it was until issue 22: the worker always moves its
+// answer's ArrayBuffer. A small answer is a slice of Node's shared Buffer pool,
+// which Node marks untransferable: Node 20 copies it quietly, Node 21 and
+// later throw a DataCloneError in the worker, which dies, and the import is
+// a 500. Wrong on every Node a learner runs (22-26), right on Node 20.
+const throwsOnPooledTransfer = Number(process.versions.node.split('.')[0]) >= 21;
+const alwaysMoves = () => fromSolution('always-moves-answer', [[SOLUTION_ANSWER, "  const text = Buffer.from(texts.join(''));"]]);
+// A fix that copies answers under 4 KiB (Node 22's pool threshold) and
+// moves the rest: from Node 24.18 the pool is 64 KiB and serves Buffers up
+// to 32 KiB, so the check's 140-product import (about 30 KB) still throws.
+const poolThresholdMoreThan4KiB = Buffer.poolSize >>> 1 > 4096;
+const copiesUnder4KiB = () =>
+  fromSolution('copies-under-4kib', [[SOLUTION_ANSWER, "  const joined = Buffer.from(texts.join(''));\n  const text = joined.length < 4096 ? movable(joined) : joined;"]]);
 
 describe('lab 08 · fixtures', () => {
   describeFixtures(lab, {
@@ -46,10 +61,33 @@ describe('lab 08 · fixtures', () => {
       ['a streaming split of the body into products, parsed one by one between turns of the event loop', fixture('streaming-parse.js')],
       [
         'a worker that copies the body instead of taking it over',
-        fromSolution('copy-body', [['        worker.postMessage({ id, bytes }, own ? [bytes.buffer] : []);', '        worker.postMessage({ id, bytes });']]),
+        fromSolution('copy-body', [['        worker.postMessage({ id, bytes: body }, [body.buffer]);', '        worker.postMessage({ id, bytes });']]),
       ],
+      ...(throwsOnPooledTransfer ? [] : [['the reference before issue 22, which moves every answer (right on Node 20 only: it copies a pooled Buffer in a transfer list)', alwaysMoves()]]),
+      ...(poolThresholdMoreThan4KiB ? [] : [['answers under 4 KiB copied, the rest moved (right where the Buffer pool is 8 KiB: Node 22, and 24 before 24.18)', copiesUnder4KiB()]]),
     ],
     cheats: [
+      ...(throwsOnPooledTransfer
+        ? [
+            [
+              'the reference before issue 22, which moves every answer, a small one a slice of the Buffer pool (Node 21 and later throw)',
+              alwaysMoves(),
+              (result) => expect(wrongResponses(result)).toMatch(/one product.*status 500/),
+            ],
+          ]
+        : []),
+      ...(poolThresholdMoreThan4KiB
+        ? [
+            [
+              'answers under 4 KiB copied, the rest moved: a 30 KB answer is still pooled from Node 24.18',
+              copiesUnder4KiB(),
+              (result) => {
+                expect(wrongResponses(result)).toMatch(/140 products.*status 500/);
+                expect(wrongResponses(result)).not.toMatch(/one product/);
+              },
+            ],
+          ]
+        : []),
       [
         'summaries estimated from the body size, without parsing',
         fromStarter('fake-counts', [

@@ -16,7 +16,7 @@
 
 const { findLab } = require('../../scripts/lib/labs');
 const { materializeShipped } = require('../../scripts/lib/shipped');
-const { describeFixtures } = require('../../test/helpers/lab-verdicts');
+const { describeFixtures, expectGates } = require('../../test/helpers/lab-verdicts');
 const { derivedApp } = require('../../test/helpers/derived-app');
 
 const lab = findLab('10');
@@ -42,6 +42,9 @@ const CHECK = `function isEmailAddress(text) {
 const MATCH = '  if (!EMAIL.test(text)) return false;';
 const ROUTE = "app.post('/subscribe', express.json({ limit: '2kb' }), (req, res) => {";
 const VERDICT = '  if (!isEmailAddress(email)) {';
+const SIGN_UP = '  const email = req.body?.email;';
+// The reference's pattern: linear, the same language.
+const REFERENCE_PATTERN = '/^[a-z0-9]+(?:[._+-][a-z0-9]+)*@(?:[a-z0-9]+(?:-+[a-z0-9]+)*\\.)+[a-z]{2,}$/i';
 // The starter's pattern with both cases spelled out: V8's linear engine
 // does not take the i flag.
 const BOTH_CASES = '^([a-zA-Z0-9]+[._+-]?)*[a-zA-Z0-9]+@(([a-zA-Z0-9]+-*)*[a-zA-Z0-9]+\\\\.)+[a-zA-Z]{2,}$';
@@ -101,6 +104,45 @@ function matches(text) {
     [MATCH, '  if (!(await matches(text))) return false;'],
     [ROUTE, ROUTE.replace('(req, res) =>', 'async (req, res) =>')],
     [VERDICT, '  if (!(await isEmailAddress(email))) {'],
+  ];
+}
+
+/**
+ * The starter's pattern run in a \`vm\` context with a time limit of
+ * \`limitMs\`: V8 interrupts the match when the limit runs out (the watchdog
+ * is a thread of Node's own), and the address is then judged by a linear
+ * pattern (\`fallback\`) or refused. Every answer is right with the fallback,
+ * and a crafted address is answered within a few milliseconds: but for
+ * those milliseconds the event loop is held, on every crafted address.
+ */
+function inVmBox(limitMs, { fallback }) {
+  return [
+    [
+      PATTERN,
+      `${PATTERN}
+const vm = require('node:vm');
+const box = vm.createContext({ EMAIL, text: '' });
+const judge = new vm.Script('EMAIL.test(text)');
+const LINEAR = ${REFERENCE_PATTERN};
+function matches(text) {
+  box.text = text;
+  try {
+    return judge.runInContext(box, { timeout: ${limitMs} });
+  } catch (err) {
+    if (err.code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw err;
+    return ${fallback ? 'LINEAR.test(text)' : 'false'};
+  }
+}`,
+    ],
+    [MATCH, '  if (!matches(text)) return false;'],
+  ];
+}
+
+/** Every sign-up answered no sooner than \`ms\` after it arrived, whatever the address. */
+function padded(ms) {
+  return [
+    [ROUTE, ROUTE.replace('(req, res) =>', 'async (req, res) =>')],
+    [SIGN_UP, `  await new Promise((resolve) => setTimeout(resolve, ${ms}));\n${SIGN_UP}`],
   ];
 }
 
@@ -262,6 +304,30 @@ function matches(text) {
         'a worker with a 100 ms time limit that refuses what takes longer',
         fromStarter('worker-limit-100ms', inWorker(100)),
         (result) => expect(failedGates(result)).toContain('crafted-ratio'),
+      ],
+      [
+        // Each crafted address holds the event loop for the whole 3 ms (and
+        // the watchdog's start); an attack of a few hundred a second, which
+        // a linear pattern shrugs off, leaves no time for any other route.
+        'the pattern in a vm context with a 3 ms time limit, a linear pattern judging what runs out of time',
+        fromStarter('vm-box-3ms-fallback', inVmBox(3, { fallback: true })),
+        (result) => expectGates(result, { 'crafted-ratio': true, 'routes-p50': false }),
+      ],
+      [
+        'the pattern in a vm context with a 3 ms time limit, refusing what runs out of time',
+        fromStarter('vm-box-3ms', inVmBox(3, { fallback: false })),
+        // Wrong (a valid address whose match takes longer is refused), and
+        // the routes starve as above.
+        (result) => expect(/status 400 for a valid address/.test(wrongResponses(result)) || failedGates(result).includes('routes-p50')).toBe(true),
+      ],
+      [
+        // The yardstick of the routes' figure is the control route, which no
+        // delay of the app's own reaches: a delay on every sign-up makes a
+        // crafted address look as cheap as an ordinary one, one at a time,
+        // and the routes still starve under the attack.
+        'a vm context with a 10 ms time limit and a linear fallback, every sign-up delayed by 20 ms so that crafted ones look no slower',
+        fromStarter('vm-box-padded', [...inVmBox(10, { fallback: true }), ...padded(20)]),
+        (result) => expectGates(result, { 'crafted-ratio': true, 'routes-p50': false }),
       ],
       [
         'a worker with a 3 ms time limit that refuses what takes longer (valid long top-level domains too)',

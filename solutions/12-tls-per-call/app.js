@@ -12,7 +12,8 @@
 // their answer, and the next call goes out on one of them: no TCP connect,
 // no TLS handshake, no new secure context. The CA is given to that agent
 // once. maxSockets bounds the connections open to the catalogue at once;
-// a call beyond it waits for a free one.
+// a call beyond it waits for a free one. timeout closes a connection that
+// has been idle for 4 s, before the catalogue would (see below).
 const https = require('node:https');
 const express = require('express');
 const { startCatalog } = require('../../labs/12-tls-per-call/catalog');
@@ -78,8 +79,14 @@ app.get('/health', (req, res) => res.json({ status: 'ok' }));
 
 startCatalog().then(({ url, ca }) => {
   // Node's default agent trusts the public CAs only: this one trusts ours,
-  // and keeps its connections open for the next call.
-  const agent = new https.Agent({ ca, keepAlive: true, maxSockets: 32 });
+  // and keeps its connections open for the next call. The catalogue (a Node
+  // server) keeps an idle connection for 5 s (it says so: Keep-Alive:
+  // timeout=5) and closes it soon after; a call sent on one just as it
+  // closes fails (ECONNRESET). With `timeout` the agent closes an idle
+  // connection first: after 4 s, or after the announced time less a second
+  // if that is shorter. Without it, Node's agent keeps an idle connection
+  // until the catalogue closes it.
+  const agent = new https.Agent({ ca, keepAlive: true, maxSockets: 32, timeout: 4000 });
   catalog = { url, agent };
   const server = app.listen(PORT, HOST, (err) => {
     if (err) throw err; // e.g. EADDRINUSE: another app is on this port

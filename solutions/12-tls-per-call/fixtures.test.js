@@ -1,8 +1,8 @@
 'use strict';
 // Lab 12's check against fixtures: other real fixes must pass; "fixes" that
 // keep paying a handshake per call, answer without asking the catalogue,
-// stop checking its certificate, or send every call down one connection
-// must fail. Each is the shipped starter or the reference solution with a
+// stop checking its certificate (or pin the first one instead of trusting
+// the CA), or send every call down one connection must fail. Each is the shipped starter or the reference solution with a
 // few lines changed (derivedApp: a change to their base that breaks a patch
 // fails loudly). The lab's own suite is labs/12-tls-per-call/check/verdicts.test.js.
 
@@ -30,7 +30,7 @@ const fromSolution = (name, patches) => derivedApp(`12-${name}`, lab.solutionApp
 const PER_CALL_AGENT = `    // Node's default agent trusts the public CAs only: this one trusts ours.
     const agent = new https.Agent({ ca: catalog.ca });
     const req = https.get(new URL(path, catalog.url), { agent, timeout: TIMEOUT_MS }, (res) => {`;
-const SHARED_AGENT = 'const agent = new https.Agent({ ca, keepAlive: true, maxSockets: 32 });';
+const SHARED_AGENT = 'const agent = new https.Agent({ ca, keepAlive: true, maxSockets: 32, timeout: 4000 });';
 const CALL = `    answer = await catalogGet(\`/v1/products/\${id}\`);`;
 // The starter's whole catalogGet(), for the fixtures that replace it.
 const CATALOG_GET_START = '/** GET a path of the catalogue: resolves to its status and body. */\nfunction catalogGet(path) {';
@@ -96,13 +96,33 @@ async function catalogGet(path) {
 `,
         ),
       ],
-      // Node 24.5 (and recent 22 releases) added tls.setDefaultCACertificates(): the CA
+      [
+        // Node's own fetch reads undici's global dispatcher (a process-wide
+        // setting, shared by name with the undici package): one Agent there,
+        // with the CA, and every fetch keeps its connections and trusts it.
+        'Node\'s own fetch after undici\'s setGlobalDispatcher(new Agent({ connect: { ca } }))',
+        replacingCatalogGet(
+          'global-dispatcher-fetch',
+          `let dispatcherSet = false;
+async function catalogGet(path) {
+  if (!dispatcherSet) {
+    const { Agent, setGlobalDispatcher } = require('undici');
+    setGlobalDispatcher(new Agent({ connect: { ca: catalog.ca } }));
+    dispatcherSet = true;
+  }
+  const res = await fetch(new URL(path, catalog.url), { signal: AbortSignal.timeout(TIMEOUT_MS) });
+  return { status: res.status, body: await res.text() };
+}
+`,
+        ),
+      ],
+      // Node 24.5 and 22.19 added tls.setDefaultCACertificates(): the CA
       // added to the default ones once, and Node's own fetch (whose global
       // dispatcher keeps connections alive) trusts it. Not on Node 20.
       ...(typeof tls.setDefaultCACertificates === 'function'
         ? [
             [
-              'Node\'s fetch after tls.setDefaultCACertificates() (Node 24.5 and later)',
+              'Node\'s fetch after tls.setDefaultCACertificates() (Node 24.5 and 22.19 and later)',
               replacingCatalogGet(
                 'default-ca-fetch',
                 `let trusted = false;
@@ -125,6 +145,14 @@ async function catalogGet(path) {
       [
         'an agent per call that keeps its connection alive (each agent\'s pool serves one call, then idles)',
         fromStarter('per-call-keepalive', [['new https.Agent({ ca: catalog.ca })', 'new https.Agent({ ca: catalog.ca, keepAlive: true })']]),
+        (result) => expect(failedGates(result)).toContain('tls-handshakes'),
+      ],
+      [
+        'an agent per call sharing one secure context (cheaper connections, as many of them)',
+        fromStarter('per-call-shared-context', [
+          ['new https.Agent({ ca: catalog.ca })', 'new https.Agent({ secureContext: (secureContext ??= require(\'node:tls\').createSecureContext({ ca: catalog.ca })) })'],
+          ['/** GET a path of the catalogue: resolves to its status and body. */', 'let secureContext; // made once, with the CA\n\n/** GET a path of the catalogue: resolves to its status and body. */'],
+        ]),
         (result) => expect(failedGates(result)).toContain('tls-handshakes'),
       ],
       [
@@ -181,17 +209,45 @@ async function catalogGet(path) {
       ],
       [
         'a shared agent that does not check the certificate (rejectUnauthorized: false)',
-        fromSolution('no-verify', [[SHARED_AGENT, 'const agent = new https.Agent({ keepAlive: true, maxSockets: 32, rejectUnauthorized: false });']]),
+        fromSolution('no-verify', [[SHARED_AGENT, 'const agent = new https.Agent({ keepAlive: true, maxSockets: 32, timeout: 4000, rejectUnauthorized: false });']]),
         (result) => expect(wrongResponses(result)).toMatch(/a CA the app was not given/),
       ],
       [
+        // Issue 23: it never uses the CA, and refuses both impostors (their
+        // certificates are not the one it saw first), so only a renewed
+        // genuine certificate tells it from an app that trusts the CA. It
+        // accepts a resumed session unseen; the restarted catalogue's new
+        // ticket keys make it see the renewed certificate.
+        'a shared agent with verification off that pins the first certificate it sees (never uses the CA)',
+        fromSolution('pin-first', [
+          [
+            SHARED_AGENT,
+            `let pinned; // the SHA-256 fingerprint of the first certificate seen
+  class PinningAgent extends https.Agent {
+    createConnection(options, callback) {
+      const socket = super.createConnection(options, callback);
+      socket.once('secureConnect', () => {
+        if (socket.isSessionReused()) return; // a session the pinned server gave us
+        const seen = socket.getPeerCertificate().fingerprint256;
+        pinned ??= seen;
+        if (seen !== pinned) socket.destroy(new Error('not the pinned certificate'));
+      });
+      return socket;
+    }
+  }
+  const agent = new PinningAgent({ keepAlive: true, maxSockets: 32, timeout: 4000, rejectUnauthorized: false });`,
+          ],
+        ]),
+        (result) => expect(wrongResponses(result)).toMatch(/restarted with a renewed certificate: .*pin the first certificate/),
+      ],
+      [
         'a shared agent that does not check the name (checkServerIdentity returns nothing)',
-        fromSolution('no-name-check', [[SHARED_AGENT, 'const agent = new https.Agent({ ca, keepAlive: true, maxSockets: 32, checkServerIdentity: () => undefined });']]),
+        fromSolution('no-name-check', [[SHARED_AGENT, 'const agent = new https.Agent({ ca, keepAlive: true, maxSockets: 32, timeout: 4000, checkServerIdentity: () => undefined });']]),
         (result) => expect(wrongResponses(result)).toMatch(/for another name/),
       ],
       [
         'one connection for every call (maxSockets: 1): calls wait for each other',
-        fromSolution('one-socket', [[SHARED_AGENT, 'const agent = new https.Agent({ ca, keepAlive: true, maxSockets: 1 });']]),
+        fromSolution('one-socket', [[SHARED_AGENT, 'const agent = new https.Agent({ ca, keepAlive: true, maxSockets: 1, timeout: 4000 });']]),
         (result) => expect(failedGates(result)).toEqual(['latency-p50']),
       ],
     ],

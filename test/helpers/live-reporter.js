@@ -65,6 +65,16 @@ class LiveReporter {
     for (const lab of labs) {
       process.stdout.write(`  ${lab.id}  ${lab.title.padEnd(width)}  ${paint(STATE_COLOUR[lab.state] || 'reset', lab.state)}${lab.why ? paint('dim', `: ${lab.why}`) : ''}\n`);
     }
+    const unproven = labs.filter((lab) => lab.checkProven === false);
+    if (unproven.length) {
+      process.stdout.write(
+        paint(
+          'dim',
+          `\nThe checks of the ${unproven.length === labs.length ? `${labs.length} labs` : `${unproven.length} labs you have not started`} were not measured here: each is proven on this machine (its reference passes, its shipped starter fails) once you start it.\n` +
+            'To prove them all now: npx workbook verify (5-15 s a lab), or one: npm test -- <lab>.\n',
+        ),
+      );
+    }
   }
 }
 

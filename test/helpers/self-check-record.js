@@ -8,9 +8,14 @@ const { WORK_DIR } = require('../../scripts/lib/shipped');
 
 const DIR = path.join(WORK_DIR, 'self-check');
 
-function recordSelfCheck(lab, { state, why }) {
+/**
+ * @param {object} lab
+ * @param {{state:string, why?:string, checkProven?:boolean}} line `checkProven`: false when this
+ *   run did not measure the lab's reference and starter (a lab not started, in a plain `npm test`)
+ */
+function recordSelfCheck(lab, { state, why, checkProven = true }) {
   fs.mkdirSync(DIR, { recursive: true });
-  fs.writeFileSync(path.join(DIR, `${lab.slug}.json`), JSON.stringify({ lab: lab.slug, id: lab.id, title: lab.title, state, why, at: Date.now() }));
+  fs.writeFileSync(path.join(DIR, `${lab.slug}.json`), JSON.stringify({ lab: lab.slug, id: lab.id, title: lab.title, state, why, checkProven, at: Date.now() }));
 }
 
 /** The lines recorded since `since` (ms), in lab order. */

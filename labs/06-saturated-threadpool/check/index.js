@@ -109,9 +109,14 @@ async function compareExport(candidate, reference, region) {
     : { name: `GET ${route} (decompressed, against the reference)`, pass: true, expected: "the reference's report, as small", actual: `the same report, ${unpack(mine).size} bytes compressed` };
 }
 
+/** "1 job", "2 jobs": a count and its noun, singular for one. */
+function count(n, noun, plural = `${noun}s`) {
+  return `${n} ${n === 1 ? noun : plural}`;
+}
+
 /** The pool-wait gate's figure: the median wait of the check's pool jobs, in units of t. */
 function poolFigure(waits, t) {
-  return { value: waits.length ? median(waits) : NaN, per: t, scale: `t = ${t.toFixed(1)} ms, one Brotli compression of a report; median of ${waits.length} jobs` };
+  return { value: waits.length ? median(waits) : NaN, per: t, scale: `t = ${t.toFixed(1)} ms, one Brotli compression of a report; median of ${count(waits.length, 'job')}` };
 }
 
 /** What is wrong with a /status body, or null. */
@@ -197,7 +202,7 @@ async function measure(ctx) {
     duration: SETTINGS.duration,
     probe: { name: '/status', path: '/status', intervalMs: SETTINGS.probeEveryMs },
     sample: { path: (i) => `/export/${sampledRegions[i % sampledRegions.length]}`, keep: 2 * SETTINGS.sampledRegions },
-    onTick: ({ elapsedMs, requests }) => progress(`  … ${Math.round(elapsedMs / 1000)}/${SETTINGS.duration} s, ${requests} exports answered`),
+    onTick: ({ elapsedMs, requests }) => progress(`  … ${Math.round(elapsedMs / 1000)}/${SETTINGS.duration} s, ${count(requests, 'export')} answered`),
     // After a second of load, a pool job already waiting decisively long
     // decides the check (ctx.decide below).
     stopEarly: async (elapsedMs) => elapsedMs >= 1000 && ctx.early && ctx.check.decisive({ 'pool-wait': poolFigure(await candidate.poolWait({ stop: false }), t) }),
@@ -215,15 +220,15 @@ async function measure(ctx) {
 
   const unexpected = Object.keys(load.statusCodes).filter((code) => code !== '200');
   responses.push({
-    name: `${load.responses} exports under load, each of a region never asked for before`,
+    name: `${count(load.responses, 'export')} under load, each of a region never asked for before`,
     pass: unexpected.length === 0 && load.errors === 0 && load.timeouts === 0 && load.responses > 0,
     expected: 'status 200 only, no errors or timeouts',
-    actual: `${JSON.stringify(load.statusCodes)}, ${load.errors} errors, ${load.timeouts} timeouts`,
+    actual: `${JSON.stringify(load.statusCodes)}, ${count(load.errors, 'error')}, ${count(load.timeouts, 'timeout')}`,
   });
   responses.push(...routesUnderLoad([load.probe], { '/status': (answer) => statusProblem(answer.body, build) }));
   responses.push(
     answersUnderLoad({
-      name: `${load.sampled.answers.length} exports sampled under load, decompressed and compared with the reference's`,
+      name: `${count(load.sampled.answers.length, 'export')} sampled under load, decompressed and compared with the reference's`,
       answers: load.sampled.answers,
       errors: load.sampled.errors,
       expected: "the reference's report for each region, compressed as tightly",
@@ -240,7 +245,7 @@ async function measure(ctx) {
     expected: 'the process the check started answers the load itself',
     actual:
       ownShare >= 0.9
-        ? `${served} requests received`
+        ? `${count(served, 'request')} received`
         : `it received ${served} of ${load.responses + load.probe.answered}: the rest were answered by other processes (cluster?), each with a pool of its own. The lab is about one process's pool`,
   });
 
@@ -254,7 +259,7 @@ async function measure(ctx) {
   const noise = [];
   const drift = Math.max(after.median / t, t / after.median);
   if (drift > 2) noise.push(`the time of one compression changed ${drift.toFixed(1)}× during the check`);
-  if (load.probe.answered < 10) noise.push(`only ${load.probe.answered} /status requests came back`);
+  if (load.probe.answered < 10) noise.push(`only ${count(load.probe.answered, '/status request')} came back`);
   if (poolWaits.length < 10) noise.push(`only ${poolWaits.length} of the check's pool jobs came back`);
 
   const cores = availableParallelism();
@@ -282,14 +287,14 @@ async function measure(ctx) {
       label: "the check's pool job: p90 of its wait for a pool thread",
       value: percentileOf(poolWaits, 90),
       unit: 'ms',
-      text: `${(percentileOf(poolWaits, 90) / t).toFixed(2)} t over ${poolWaits.length} jobs; any fs, dns.lookup, crypto or zlib call of the app waited as long`,
+      text: `${(percentileOf(poolWaits, 90) / t).toFixed(2)} t over ${count(poolWaits.length, 'job')}; any fs, dns.lookup, crypto or zlib call of the app waited as long`,
     },
     {
       id: 'cpu-cores',
       label: 'CPU the app used during the load, in cores',
       value: busyCores,
       unit: 'cores',
-      text: `${busyCores.toFixed(2)} of ${cores} cores, all threads together: the compressions run on pool threads, not on the main thread.`,
+      text: `${busyCores.toFixed(2)} of ${count(cores, 'core')}, all threads together: the compressions run on pool threads, not on the main thread.`,
     },
     {
       id: 'export-rps',
@@ -297,7 +302,7 @@ async function measure(ctx) {
       value: rps,
       unit: 'req/s',
       text:
-        `${rps.toFixed(1)} exports/s, ${((100 * rps) / ceiling).toFixed(0)}% of the ${ceiling.toFixed(1)}/s that min(${cores} cores, 4 pool threads) ` +
+        `${rps.toFixed(1)} exports/s, ${((100 * rps) / ceiling).toFixed(0)}% of the ${ceiling.toFixed(1)}/s that min(${count(cores, 'core')}, 4 pool threads) ` +
         'compressions at once could reach. Not judged: other programs on the machine move it, and bounding the exports may trade a little of it for a responsive /status.',
     },
   ];
@@ -375,8 +380,9 @@ module.exports = defineCheck(
     charts: [
       {
         kind: 'gate-bars',
-        title: 'Responsiveness of /status while /export is under load',
+        title: 'A pool job and /status while /export is under load, and one export alone',
         gates: [
+          { id: 'pool-wait', label: 'a tiny pool job\'s wait (median)' },
           { id: 'status-p50', label: '/status median' },
           { id: 'export-work', label: 'one /export alone' },
         ],

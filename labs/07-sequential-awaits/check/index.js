@@ -48,17 +48,34 @@ const standardLoad = {
   examples: ['/dashboard/42', '/dashboard/7'],
 };
 
+/**
+ * The three downstream services as the check runs them, and the
+ * environment the app gets to reach them: the services' URLs, their delay d
+ * and the app's DOWNSTREAM_TIMEOUT_MS. The one place that says how lab 07's
+ * services start (the hooks let the check count calls, change the data and
+ * make a service fail).
+ * @param {object} [hooks] revision, onRequest and fault, as createServices takes them
+ * @returns {Promise<{urls:Record<string,string>, env:Record<string,string>, close:() => Promise<void>}>}
+ */
+async function startDownstream(hooks = {}) {
+  const { NAMES, ENV, createServices } = servicesModule();
+  const d = SETTINGS.delayMs;
+  const services = await createServices({ delayMs: d, ...hooks });
+  const env = { DOWNSTREAM_DELAY_MS: String(d), DOWNSTREAM_TIMEOUT_MS: String(SETTINGS.timeoutDelays * d) };
+  for (const name of NAMES) env[ENV[name]] = services.urls[name];
+  return { ...services, env };
+}
+
 async function measure(ctx) {
   const { progress } = ctx;
-  const { NAMES, ENV, createServices } = servicesModule();
+  const { NAMES } = servicesModule();
   const d = SETTINGS.delayMs;
   let revision = 1;
   const calls = Object.fromEntries(NAMES.map((name) => [name, 0]));
   const arrivals = []; // [{name, id, at}] for the lone requests
   let recordArrivals = false;
   const faults = new Map(); // user id → { service name → 'fail' | 'hang' }
-  const downstream = await createServices({
-    delayMs: d,
+  const downstream = await startDownstream({
     revision: () => revision,
     onRequest: (name, id) => {
       calls[name]++;
@@ -79,9 +96,7 @@ async function measure(ctx) {
       actual: `the quickest took ${slowest.toFixed(0)} ms${slowest >= d ? '' : ': undo your changes to services.js'}`,
     };
     const timeoutMs = SETTINGS.timeoutDelays * d;
-    const env = { DOWNSTREAM_DELAY_MS: String(d), DOWNSTREAM_TIMEOUT_MS: String(timeoutMs) };
-    for (const name of NAMES) env[ENV[name]] = downstream.urls[name];
-    const app = await ctx.start(ctx.candidate, undefined, { env });
+    const app = await ctx.start(ctx.candidate, undefined, { env: downstream.env });
     progress(`Listening on ${app.url}. Checking its responses (data revision ${revision})`);
 
     const responses = [servicesCase];
@@ -100,7 +115,7 @@ async function measure(ctx) {
       responseCase('GET /dashboard/not-a-user', bad, {
         status: 400,
         describe: 'status 400 {"error":"userId must be a number"}',
-        body: (body) => (isDeepStrictEqual(JSON.parse(body), { error: 'userId must be a number' }) ? null : `got ${body}`),
+        body: (body) => (isDeepStrictEqual(json({ body }), { error: 'userId must be a number' }) ? null : body.slice(0, 80)),
       }),
     );
     ctx.assertAlive(app, 'while its responses were checked');
@@ -131,7 +146,7 @@ async function measure(ctx) {
     const loadRevision = revision;
     responses.push(
       answersUnderLoad({
-        name: `${load.sampled.answers.length} dashboards sampled under load`,
+        name: `${counted(load.sampled.answers.length, 'dashboard')} sampled under load`,
         answers: load.sampled.answers,
         errors: load.sampled.errors,
         expected: `each user's dashboard at data revision ${loadRevision}`,
@@ -312,11 +327,16 @@ function loadCase(load, before, after) {
   // their answer being counted: at most one per connection.
   const callsRight = made.every((n) => n >= ok + sampled && n <= load.responses + errors + sent + SETTINGS.connections + 1);
   return {
-    name: `${load.responses} dashboards under load`,
+    name: `${counted(load.responses, 'dashboard')} under load`,
     pass: ok === load.responses && errors === 0 && callsRight,
     expected: 'status 200 for every one, and each service called once per dashboard',
-    actual: `${JSON.stringify(load.statusCodes)}, ${errors} errors or timeouts; calls: ${NAMES.map((n, i) => `${n} ${made[i]}`).join(', ')}`,
+    actual: `${JSON.stringify(load.statusCodes)}, ${errors} ${errors === 1 ? 'error or timeout' : 'errors or timeouts'}; calls: ${NAMES.map((n, i) => `${n} ${made[i]}`).join(', ')}`,
   };
+}
+
+/** "1 dashboard", "5 dashboards". */
+function counted(n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** Median, over the lone requests, of the time between one user's first and last call. */
@@ -349,6 +369,27 @@ module.exports = defineCheck(
     },
     starterFails: ['latency-p50'],
     settings: SETTINGS,
+    // `workbook run`, `load` and `profile` start the three services as
+    // services.js does for `node app.js` (DOWNSTREAM_DELAY_MS, 40 ms unless
+    // set) and give the app their addresses and a timeout (1000 ms unless
+    // set), in the variables this check gives it.
+    services: {
+      env: ['PROFILE_SERVICE_URL', 'ORDERS_SERVICE_URL', 'RECOMMENDATIONS_SERVICE_URL', 'DOWNSTREAM_DELAY_MS', 'DOWNSTREAM_TIMEOUT_MS'],
+      describe: 'the three downstream services',
+      start: ({ progress }) => {
+        const { forkService } = require('../../../scripts/harness/lab-services');
+        const delayMs = process.env.DOWNSTREAM_DELAY_MS ?? '40';
+        return forkService(require.resolve('../services'), {
+          env: { DOWNSTREAM_DELAY_MS: delayMs },
+          progress,
+          toEnv: (urls) => ({
+            ...Object.fromEntries(Object.entries(servicesModule().ENV).map(([name, variable]) => [variable, urls[name]])),
+            DOWNSTREAM_DELAY_MS: delayMs,
+            DOWNSTREAM_TIMEOUT_MS: process.env.DOWNSTREAM_TIMEOUT_MS ?? '1000',
+          }),
+        });
+      },
+    },
     standardLoad,
     advice: 'See where a request waits: `npx workbook profile 07 --tool bubbleprof` draws the calls one after another',
     measure,

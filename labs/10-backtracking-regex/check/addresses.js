@@ -137,6 +137,25 @@ function shortWords(rand, length, separator) {
   return SEPARATORS.includes(text[text.length - 1]) ? `${text.slice(0, -1)}${rand.letters(1)}` : text;
 }
 
+/** Labels of three to five letters and digits joined by dots, about n characters of them. */
+function shortLabels(rand, n) {
+  const labels = [];
+  let left = Math.max(3, n);
+  while (left > 0) {
+    const size = left <= 5 ? Math.max(3, left) : rand.int(3, Math.min(5, left - 3));
+    labels.push(rand.run(size));
+    left -= size;
+  }
+  return labels.join('.');
+}
+
+/** Labels of letters and digits of at most MAX_LABEL characters, joined by dots: exactly `length` characters. */
+function labelsOf(rand, length) {
+  const count = Math.ceil((length + 1) / (MAX_LABEL + 1));
+  const letters = length - (count - 1);
+  return Array.from({ length: count }, (_, i) => rand.run(Math.floor(letters / count) + (i < letters % count ? 1 : 0))).join('.');
+}
+
 /**
  * The crafted families. `make(rand, n)` puts a run of about n letters and
  * digits where the family says; n runs from 8 to MAX_RUN, and at every n the
@@ -158,6 +177,25 @@ const FAMILIES = [
       const a = Math.ceil(n / 3);
       const b = Math.ceil((n - a) / 2);
       return `${r.word()}@${r.run(a)}.${r.run(b)}.${r.run(n - a - b)}.c0m`;
+    },
+  },
+  {
+    // No label longer than five characters: a filter that refuses long runs
+    // lets these through, and a pattern that can cut every label in more
+    // than one way still multiplies the ways from one label to the next.
+    id: 'many-short-labels',
+    describe: 'many labels of three to five characters, then a top-level domain with a digit',
+    make: (r, n) => `${r.word()}@${shortLabels(r, n)}.c0m`,
+  },
+  {
+    // The whole of the specification's budget at the longest run: 64
+    // characters before the @, labels of up to 63 after it, 254 in all.
+    id: 'full-budget',
+    describe: 'runs before the @ and as labels, up to all 254 characters the limits allow, then a top-level domain with a digit',
+    make: (r, n) => {
+      const total = Math.round((MAX_ADDRESS * n) / MAX_RUN);
+      const local = Math.min(MAX_LOCAL_PART, Math.round((total * MAX_LOCAL_PART) / MAX_ADDRESS));
+      return `${r.run(local)}@${labelsOf(r, total - local - '@.c0m'.length)}.c0m`;
     },
   },
   { id: 'tld-letters-then-digit', describe: 'a top-level domain of n letters and a digit', make: (r, n) => `${r.word()}@${r.word()}.${r.letters(n)}1` },

@@ -1,27 +1,42 @@
 'use strict';
 // Lab 10's check: does a crafted address cost the app more than an ordinary
-// one, do the other routes stay responsive while crafted addresses arrive,
-// and does the app still give the specification's answer on every address?
+// one, do the other routes stay responsive while an attacker sends crafted
+// addresses, and does the app still give the specification's answer on
+// every address?
 //
 // Three stages, the one that catches the starter first:
-// 1. crafted against ordinary (crafted.js): for ten families of crafted
-//    address, the time to judge one against an ordinary address of the same
-//    length, sent one after the other, the run growing up to the longest the
-//    specification's limits allow. A backtracking pattern's time grows
-//    exponentially with the run, a linear one's not at all: the starter is
-//    decided as soon as one crafted address takes DECISIVE times the
-//    threshold (around a run of 20 characters, tens of milliseconds).
+// 1. crafted against ordinary (crafted.js): for each family of crafted
+//    address (addresses.js), the time to judge one against an ordinary
+//    address of the same length, sent one after the other, the run growing
+//    up to the longest the specification's limits allow. A backtracking
+//    pattern's time grows exponentially with the run, a linear one's not at
+//    all: the starter is decided as soon as one crafted address takes
+//    DECISIVE times the threshold (FIGURES_STAGE1).
 // 2. the corpus (addresses.js): valid and invalid addresses for every rule,
 //    valid ones at each length limit among them, so that "refuse whatever
 //    is long" and "accept whatever looks like an address" both fail.
-// 3. the protected routes: /health, the latest issue and ordinary sign-ups,
-//    timed while crafted addresses arrive, less what the probe's control
-//    thread (which runs no app code) saw at the same time, in units of v,
-//    the app's own time to judge an ordinary address (stage 1's median).
+// 3. the attack: several clients send crafted addresses on a timer, each
+//    whether or not its last one was answered, while /health, the latest
+//    issue and ordinary sign-ups are timed beside the probe's control route
+//    (a server on a thread of the probe's own in the app's process, which
+//    runs none of its code). The figure is the slowest route's median less
+//    the control route's, in units of c, the control route's median: no
+//    delay of the app's own reaches c, so an app cannot widen its own
+//    threshold by answering slowly.
+//
+// Stage 3 is what a time limit on the starter's pattern fails. A match
+// boxed in a `vm` context with a timeout of a few milliseconds (or in a
+// worker) gives the right answer in a few milliseconds, which stage 1
+// cannot tell from a fast pattern's once the HTTP round trip is added; but
+// the box holds the event loop (or a thread) for its whole length on every
+// crafted address. At ATTACK_RATE crafted addresses a second, a linear
+// pattern uses a fraction of the main thread (FIGURES_CPU) and a 3 ms box
+// more than all of it: requests queue, and every route waits.
 //
 // Nothing here depends on the machine's speed: stage 1 is a ratio in one
-// run, stage 3 a multiple of v. Every address is drawn afresh on every run.
-// The measured margins are in check/margins.json.
+// run, stage 3 a multiple of a round trip measured at the same moments.
+// Every address is drawn afresh on every run. The measured margins are in
+// check/margins.json.
 
 const { randomInt } = require('node:crypto');
 const { setTimeout: sleep } = require('node:timers/promises');
@@ -47,12 +62,17 @@ const SETTINGS = {
   stopRatio: 100,
   maxCraftedMs: 1000,
   requestTimeoutMs: 8000,
-  // Stage 3: crafted addresses from `attackers` connections (each at most
-  // one every attackEveryMs) for `seconds`, the routes timed every probeEveryMs.
+  // Stage 3: `attackers` clients, each sending a crafted address every
+  // attackEveryMs whether or not its last one was answered, for `seconds`;
+  // the routes timed every probeEveryMs meanwhile.
   seconds: 1.5,
-  attackers: 1,
-  attackEveryMs: 50,
+  attackers: 5,
+  attackEveryMs: 20,
   probeEveryMs: 50,
+  // How long the probes wait, once the attack ends, for answers still on
+  // their way (a linear app has none left; one that fell behind the attack
+  // is past its threshold many times over by then).
+  drainMs: 2000,
 };
 
 // The issue GET /newsletter/latest answers (the walkthrough's "The API").
@@ -153,35 +173,47 @@ async function measure(ctx) {
   const attack = crafted.complete ? FAMILIES.map((f) => [f, MAX_RUN]) : [[FAMILIES.find((f) => f.id === crafted.worst.id), crafted.worst.n]];
   const stage = await routesWhileCrafted(app, ctx, rand, attack);
 
-  const vScale = `v = ${v.toFixed(2)} ms, the median time to judge an ordinary address here`;
   const slowest = slowestRoute(stage.routes);
+  const c = stage.control.p50;
   const figures = {
     'crafted-ratio': ratioFigure(),
     'routes-p50': {
-      value: Math.max(0, slowest.p50 - stage.control.p50),
-      per: v,
-      scale: `${vScale}; ${slowest.name} ${slowest.p50.toFixed(1)} ms less the control route's ${stage.control.p50.toFixed(1)} ms`,
+      value: Math.max(0, slowest.p50 - c),
+      per: c,
+      scale: `c = ${c.toFixed(2)} ms, the control route's median meanwhile; ${slowest.name} ${slowest.p50.toFixed(1)} ms less that`,
     },
   };
   responses.push(...stage.responses);
 
+  // Too few answers to take a median of, or an attack the check's own
+  // process was held up from sending (far fewer crafted addresses than it
+  // meant to): a pass would say nothing. A routes' figure already DECISIVE
+  // times past its threshold still says FAIL: requests still unanswered
+  // when the probes stopped count as that late, so the figure can only be
+  // an underestimate.
   const noise = [];
-  for (const route of [...stage.routes, stage.control]) if (route.answered < 10) noise.push(`only ${route.answered} requests to ${route.name} came back`);
-  // The control route runs no app code: when even it waits for half the
-  // routes' threshold, the machine is too busy to tell what the app does,
-  // unless the routes' figure is already DECISIVE times past it (a verdict
-  // no delay of the machine's could turn).
-  const routesThreshold = ctx.check.threshold('routes-p50') * v;
-  if (stage.control.p50 > routesThreshold / 2 && figures['routes-p50'].value < DECISIVE * routesThreshold) {
-    noise.push(`the machine held up even the control route (median ${stage.control.p50.toFixed(1)} ms, against a threshold of ${routesThreshold.toFixed(1)} ms)`);
+  const decisive = ctx.check.decisive({ 'routes-p50': figures['routes-p50'] });
+  if (stage.control.answered < 10) noise.push(`only ${stage.control.answered} requests to the control route came back`);
+  if (!decisive) {
+    for (const route of stage.routes) if (route.answered < 10) noise.push(`only ${route.answered} requests to ${route.name} came back`);
+    if (stage.attack.sent < 0.8 * stage.attack.planned) {
+      noise.push(`the check could send only ${stage.attack.sent} of the ${stage.attack.planned} crafted addresses it meant to (its own process was held up)`);
+    }
   }
 
   info.push({
     id: 'routes-p99',
-    label: 'p99 latency of each protected route while crafted addresses arrived',
+    label: 'p99 latency of each protected route during the attack',
     value: Math.max(...stage.routes.map((r) => r.p99)),
     unit: 'ms',
-    text: `${stage.routes.map((r) => `${r.name} ${r.p99.toFixed(0)} ms`).join(', ')}; the control route ${stage.control.p99.toFixed(0)} ms; ${stage.attacks} crafted addresses answered during the ${SETTINGS.seconds} s`,
+    text: `${stage.routes.map((r) => `${r.name} ${r.p99.toFixed(0)} ms`).join(', ')}; the control route ${stage.control.p99.toFixed(0)} ms`,
+  });
+  info.push({
+    id: 'attack',
+    label: 'crafted addresses answered during the attack',
+    value: stage.attack.answered,
+    unit: '',
+    text: `of ${stage.attack.sent} sent in ${SETTINGS.seconds} s (${attackRate()} a second planned)${stage.attack.late ? `; ${stage.attack.late} still unanswered when the check stopped waiting` : ''}`,
   });
 
   return {
@@ -194,6 +226,7 @@ async function measure(ctx) {
       families: crafted.families.map((f) => ({ id: f.id, n: f.n, ratio: f.ratio, crafted: f.crafted, ordinary: f.ordinary, length: f.length, stopped: f.stopped })),
       routes: Object.fromEntries(stage.routes.map((r) => [r.name, { p50: r.p50, p90: r.p90, p99: r.p99 }])),
       control: { route: { p50: stage.control.p50, p99: stage.control.p99 } },
+      attack: stage.attack,
     },
   };
 }
@@ -209,11 +242,11 @@ function latestIssue() {
 function craftedAnswers(crafted) {
   const { wrong, sent, held } = crafted;
   return {
-    name: `${sent} crafted and ordinary addresses, one at a time`,
+    name: `the answers to ${sent} crafted and ordinary addresses, sent one at a time`,
     pass: wrong.length === 0 && !held,
     expected: 'the specification\'s answer for each: 201 {"subscribed": …} for a valid address, 400 {"error": …} for an invalid one',
     actual: wrong.length
-      ? `${wrong.length} wrong, e.g. ${JSON.stringify(truncate(wrong[0].email, 70))}: ${wrong[0].problem}`
+      ? `${wrong.length} of them wrong, e.g. ${JSON.stringify(truncate(wrong[0].email, 70))}: ${wrong[0].problem}`
       : held
         ? `no answer within ${SETTINGS.requestTimeoutMs / 1000} s to ${JSON.stringify(truncate(held.email, 70))} (${held.email.length} characters)`
         : 'all right',
@@ -233,20 +266,28 @@ function craftedInfo(crafted) {
   ];
   if (crafted.worst) {
     const w = crafted.worst;
-    const reached = crafted.families.filter((f) => f.n === MAX_RUN && !f.stopped).length;
+    const at = `family ${crafted.families.length} of ${FAMILIES.length}`;
+    let why;
+    if (crafted.complete) why = `all ${crafted.families.length} families reached a run of ${MAX_RUN}`;
+    else if (crafted.held) why = `the check stopped at ${at}, whose crafted address got no answer within ${SETTINGS.requestTimeoutMs / 1000} s`;
+    else if (crafted.wrong.length) why = `the check stopped at ${at}, on a wrong answer (see the responses above)`;
+    else why = `the check stopped there, at ${at}, already past the threshold${growth(w)}`;
     lines.push({
       id: 'crafted-worst',
       label: `the slowest crafted address: ${w.describe}`,
       value: w.crafted,
       unit: 'ms',
-      text:
-        `${w.length} characters (a run of ${w.n}), e.g. ${JSON.stringify(truncate(w.example, 60))}; ` +
-        (crafted.complete
-          ? `all ${crafted.families.length} families reached a run of ${MAX_RUN}`
-          : `the check stopped there, at family ${crafted.families.length} of ${FAMILIES.length}${reached ? ` (${reached} before it reached a run of ${MAX_RUN})` : ''}: each letter more would multiply it again`),
+      text: `${w.length} characters (a run of ${w.n}), e.g. ${JSON.stringify(truncate(w.example, 60))}; ${why}`,
     });
   }
   return lines;
+}
+
+/** What the last letter of a family's climb did to its crafted address's time, as measured. */
+function growth(family) {
+  const [before, last] = family.steps.slice(-2);
+  if (!before || last.n !== before.n + 1 || !(before.crafted > 0)) return '';
+  return `: its last letter multiplied the time by ${(last.crafted / before.crafted).toFixed(1)}`;
 }
 
 /** Every rule of the specification, and the shape of a request, each a response case. */
@@ -291,27 +332,31 @@ async function checkCorpus(app, rand) {
 }
 
 /**
- * Stage 3: crafted addresses from SETTINGS.attackers connections for
- * SETTINGS.seconds while /health, the latest issue and sign-ups of ordinary
- * addresses are timed, and the probe's control route beside them.
+ * Stage 3: SETTINGS.attackers clients each send a crafted address every
+ * SETTINGS.attackEveryMs for SETTINGS.seconds, on time whether or not their
+ * last one was answered (an attacker does not wait: an app cannot slow the
+ * attack down by answering late), while /health, the latest issue and
+ * sign-ups of ordinary addresses are timed, and the probe's control route
+ * beside them.
  */
 async function routesWhileCrafted(app, ctx, rand, attack) {
   const { progress } = ctx;
+  const { attackers, attackEveryMs, seconds, probeEveryMs } = SETTINGS;
   progress(
-    `Stage 3: crafted addresses from ${SETTINGS.attackers} connection${SETTINGS.attackers === 1 ? '' : 's'} for ${SETTINGS.seconds} s; ` +
-      `timing /health, the latest issue, ordinary sign-ups and a control route of the probe's own every ${SETTINGS.probeEveryMs} ms`,
+    `Stage 3: ${attackers} clients each send a crafted address every ${attackEveryMs} ms for ${seconds} s ` +
+      `(${attackRate()} a second); timing /health, the latest issue, ordinary sign-ups and a control route of the probe's own every ${probeEveryMs} ms`,
   );
   await app.waitUntilIdle();
   const control = await app.startControl();
   const signUps = new Map(); // sent body → address
   const probes = [
-    startRouteProbe(app.url, { name: '/health', path: '/health', intervalMs: SETTINGS.probeEveryMs }),
-    startRouteProbe(app.url, { name: '/newsletter/latest', path: '/newsletter/latest', intervalMs: SETTINGS.probeEveryMs }),
+    startRouteProbe(app.url, { name: '/health', path: '/health', intervalMs: probeEveryMs }),
+    startRouteProbe(app.url, { name: '/newsletter/latest', path: '/newsletter/latest', intervalMs: probeEveryMs }),
     startRouteProbe(app.url, {
       name: 'POST /subscribe (ordinary addresses)',
       path: '/subscribe',
       method: 'POST',
-      intervalMs: SETTINGS.probeEveryMs,
+      intervalMs: probeEveryMs,
       body: () => {
         const email = ordinaryAddress(rand, rand.int(16, 40));
         const body = JSON.stringify({ email });
@@ -320,30 +365,32 @@ async function routesWhileCrafted(app, ctx, rand, attack) {
       },
     }),
   ];
-  const controlProbe = startRouteProbe(control.url, { name: 'the control route', path: '/', intervalMs: SETTINGS.probeEveryMs });
-  const deadline = Date.now() + SETTINGS.seconds * 1000;
-  const wrong = [];
-  let attacks = 0;
+  const controlProbe = startRouteProbe(control.url, { name: 'the control route', path: '/', intervalMs: probeEveryMs });
+
+  // The attackers: route probes of their own, started a little apart so
+  // that their requests are spread over each period rather than sent in one
+  // burst. Every answer is kept, to be checked against the specification.
+  const craftedSent = new Map(); // sent body → address
   let k = 0;
-  const attacker = async () => {
-    while (Date.now() < deadline) {
-      const sentAt = Date.now();
-      const [family, n] = attack[k++ % attack.length];
-      const email = family.make(rand, n);
-      const res = await subscribe(app.url, email, { timeoutMs: SETTINGS.requestTimeoutMs });
-      attacks++;
-      const problem = answerProblem(email, res);
-      if (problem) wrong.push({ email, problem });
-      if (res instanceof Error) return;
-      const wait = sentAt + SETTINGS.attackEveryMs - Date.now();
-      if (wait > 0) await sleep(wait);
-    }
+  const craftedBody = () => {
+    const [family, n] = attack[k++ % attack.length];
+    const email = family.make(rand, n);
+    const body = JSON.stringify({ email });
+    craftedSent.set(body, email);
+    return body;
   };
-  const attackers = Promise.all(Array.from({ length: SETTINGS.attackers }, attacker));
-  const ticker = setInterval(() => progress(`  … ${attacks} crafted addresses answered`), 1000);
+  const attacks = [];
+  const deadline = Date.now() + seconds * 1000;
+  for (let a = 0; a < attackers; a++) {
+    if (a) await sleep(attackEveryMs / attackers);
+    attacks.push(startRouteProbe(app.url, { name: `crafted addresses ${a + 1}`, path: '/subscribe', method: 'POST', intervalMs: attackEveryMs, keep: Infinity, body: craftedBody }));
+  }
+  const ticker = setInterval(() => progress(`  … ${craftedSent.size} crafted addresses sent`), 1000);
   await sleep(Math.max(0, deadline - Date.now()));
-  const [routes, controlRoute] = await Promise.all([Promise.all(probes.map((p) => p.stop())), controlProbe.stop()]);
-  await attackers;
+  // Every probe stops at once; each waits (at most drainMs) for the answers
+  // still on their way, and counts those it did not get as that late.
+  const stop = (p) => p.stop({ maxWaitMs: SETTINGS.drainMs });
+  const [routes, controlRoute, attacked] = await Promise.all([Promise.all(probes.map(stop)), stop(controlProbe), Promise.all(attacks.map(stop))]);
   clearInterval(ticker);
   await app.controlDelay(); // ends the control thread
   ctx.assertAlive(app, 'while crafted addresses arrived');
@@ -356,7 +403,7 @@ async function routesWhileCrafted(app, ctx, rand, attack) {
   // A new subscriber is 201, not 200: judged here rather than by routesUnderLoad.
   const signUpsWrong = signUpRoute.samples.map((s) => answerProblem(signUps.get(s.sent), s)).filter(Boolean);
   responses.push({
-    name: `${signUpRoute.sent} sign-ups of ordinary addresses during the load`,
+    name: `${plural(signUpRoute.sent, 'sign-up')} of ordinary addresses during the attack`,
     pass: signUpRoute.failures === 0 && signUpRoute.answered > 0 && signUpsWrong.length === 0,
     expected: 'status 201 {"subscribed": …} for each',
     actual: signUpRoute.failures
@@ -367,13 +414,44 @@ async function routesWhileCrafted(app, ctx, rand, attack) {
           ? `${signUpRoute.answered} answered, all right`
           : 'none answered',
   });
+  // The crafted addresses' own answers: each that came back must be the
+  // specification's. One still unanswered when the stage ended is late, not
+  // wrong: the routes' figure already says what waiting for it cost.
+  const wrong = [];
+  const sent = attacked.reduce((sum, a) => sum + a.sent, 0);
+  const answered = attacked.reduce((sum, a) => sum + a.answered, 0);
+  const failures = attacked.reduce((sum, a) => sum + a.failures, 0);
+  for (const a of attacked) {
+    for (const sample of a.samples) {
+      const email = craftedSent.get(sample.sent);
+      const problem = answerProblem(email, sample);
+      if (problem) wrong.push({ email, problem });
+    }
+  }
   responses.push({
-    name: `${attacks} crafted addresses while the routes were timed`,
-    pass: wrong.length === 0 && attacks > 0,
-    expected: 'the specification\'s answer for each',
-    actual: wrong.length ? `${wrong.length} wrong, e.g. ${JSON.stringify(truncate(wrong[0].email, 60))}: ${wrong[0].problem}` : attacks ? 'all right' : 'none was answered',
+    name: `the answers to ${plural(answered, 'crafted address', 'crafted addresses')} sent during the attack`,
+    pass: wrong.length === 0 && failures === 0 && answered > 0,
+    expected: "the specification's answer for each",
+    actual: wrong.length
+      ? `${wrong.length} of them wrong, e.g. ${JSON.stringify(truncate(wrong[0].email, 60))}: ${wrong[0].problem}`
+      : failures
+        ? `${plural(failures, 'connection')} failed`
+        : answered
+          ? 'all right'
+          : 'none was answered',
   });
-  return { routes, control: controlRoute, responses, attacks };
+  const planned = attackers * (Math.floor((seconds * 1000) / attackEveryMs) + 1);
+  return { routes, control: controlRoute, responses, attack: { planned, sent, answered, late: sent - answered - failures } };
+}
+
+/** Crafted addresses a second in stage 3, all attackers together. */
+function attackRate() {
+  return Math.round((SETTINGS.attackers * 1000) / SETTINGS.attackEveryMs);
+}
+
+/** "1 sign-up", "2 sign-ups": a count with its noun. */
+function plural(n, one, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 module.exports = defineCheck(
@@ -395,7 +473,7 @@ module.exports = defineCheck(
     //   answers them within about one v of the control route.
     gates: {
       'crafted-ratio': {
-        label: 'time to judge a crafted address, against an ordinary one of the same length (the worst of ten families)',
+        label: `time to judge a crafted address, against an ordinary one of the same length (the worst of ${FAMILIES.length} families)`,
         op: '<',
         threshold: 10,
         unit: '×',
@@ -403,13 +481,13 @@ module.exports = defineCheck(
         fail: 'A crafted address costs many times an ordinary one of the same length: the pattern backtracks, trying every way to cut a run of letters into pieces before it gives up (or the answer waits for something that does).',
       },
       'routes-p50': {
-        label: 'median latency of the slowest of /health, the latest issue and ordinary sign-ups while crafted addresses arrive, less the control route\'s',
+        label: "median latency of the slowest of /health, the latest issue and ordinary sign-ups during the attack, less the control route's",
         op: '<',
-        threshold: 10,
-        per: 'v',
+        threshold: 4,
+        per: 'c',
         unit: 'ms',
         pass: 'Other requests are answered at once while crafted addresses arrive.',
-        fail: 'Other requests wait while crafted addresses are judged: the event loop is held by the matching (or ordinary sign-ups queue behind crafted ones).',
+        fail: 'Other requests wait while crafted addresses are judged: the event loop is held by each crafted address for longer than an ordinary one takes (the matching itself, or a time limit it runs out), and the attack outpaces it.',
       },
     },
     starterFails: ['crafted-ratio', 'routes-p50'],
@@ -435,15 +513,10 @@ module.exports = defineCheck(
       prof: /Hot spot in your code\n.*`RegExp: \^\(\[a-z0-9\]\+/,
       'clinic-doctor': /✗ flagged {2}event-loop delay: median \d+ ms, max \d{3,} ms/,
     },
+    // One chart per gate: one unit on each axis.
     charts: [
-      {
-        kind: 'gate-bars',
-        title: 'A crafted address against an ordinary one, and the other routes meanwhile',
-        gates: [
-          { id: 'crafted-ratio', label: 'crafted ÷ ordinary' },
-          { id: 'routes-p50', label: 'slowest route, median' },
-        ],
-      },
+      { kind: 'gate-bars', title: 'A crafted address against an ordinary one of the same length', gates: [{ id: 'crafted-ratio', label: 'crafted ÷ ordinary' }] },
+      { kind: 'gate-bars', title: 'The other routes during the attack, beyond the control route', gates: [{ id: 'routes-p50', label: 'slowest route, median less the control' }] },
     ],
   },
   __filename,

@@ -349,6 +349,19 @@ module.exports = defineCheck(
     },
     starterFails: ['queries-per-request', 'latency-p50'],
     settings: SETTINGS,
+    // `workbook run`, `load` and `profile` start the lab's database as
+    // database.js does for `node app.js` (its network's delay from
+    // DATABASE_DELAY_MS, its statement log with DATABASE_LOG=1) and give the
+    // app its address in DATABASE_URL, as this check gives it its own.
+    services: {
+      env: ['DATABASE_URL'],
+      describe: "the lab's database (PostgreSQL in PGlite, behind its network)",
+      start: ({ progress }) =>
+        require('../../../scripts/harness/lab-services').forkService(require.resolve('../database'), {
+          progress,
+          toEnv: (message) => ({ DATABASE_URL: message.url }),
+        }),
+    },
     standardLoad,
     advice: 'Count the queries of one request: `DATABASE_LOG=1 npx workbook run 11`, then one curl, prints each statement PostgreSQL runs',
     measure,

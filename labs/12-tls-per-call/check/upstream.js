@@ -6,11 +6,22 @@
 // - counts: the TLS handshakes it completed, full and resumed (a resumed
 //   one skips the certificate but is still a new TCP and TLS connection),
 //   the handshakes clients gave up on, and the product calls it answered;
-// - the catalogue restarting: every open connection closed at once;
-// - someone else answering at its address: a certificate from another CA,
-//   or one from the right CA for another name. Each comes with ticket keys
-//   of its own, as an impostor's would: a client cannot resume a session it
-//   had with the real catalogue and so skip the certificate.
+// - the catalogue restarting: every open connection closed at once, and a
+//   renewed certificate (the same CA and names, a new key) with new session
+//   ticket keys, as a restarted and re-provisioned service has. An app that
+//   trusts the CA connects again; one that switched verification off and
+//   pinned the first certificate it saw refuses the renewed one, and a
+//   session from before the restart cannot be resumed to skip it;
+// - someone else answering at its address: a certificate from another CA
+//   (which calls itself by the trusted CA's name, as anyone can), or one
+//   from the right CA for another name. Each comes with ticket keys of its
+//   own, as an impostor's would: a client cannot resume a session it had
+//   with the real catalogue and so skip the certificate.
+//
+// startCatalogService() is how the check starts a catalogue for an app, and
+// what it hands the app (CATALOG_URL and CATALOG_CA, as catalog.js's
+// startCatalog() reads them): one function, so that `workbook run`, `load`
+// and `profile` can start the catalogue exactly as the check does.
 
 const crypto = require('node:crypto');
 const { setTimeout: sleep } = require('node:timers/promises');
@@ -19,20 +30,25 @@ const { setTimeout: sleep } = require('node:timers/promises');
 // learner's edit to it can break a check but nothing else.
 const catalogModule = () => require('../catalog');
 
+const TRUSTED_CA_NAME = 'Example Shop internal CA';
+
 /**
- * The certificates of one check: the CA the app is told to trust and the
- * catalogue's certificate from it; another CA and a certificate from it for
- * the same address; and a certificate from the trusted CA for another name.
+ * The certificates of one check: the CA the app is told to trust; the
+ * catalogue's certificate from it, and the renewed one it presents after
+ * its restart; another CA (under the same name) and a certificate from it
+ * for the same address; and a certificate from the trusted CA for another
+ * name.
  */
 async function makeCertificates() {
   const { makeAuthority, makeServerCertificate } = catalogModule();
-  const [trusted, other] = await Promise.all([makeAuthority('Example Shop internal CA'), makeAuthority('Someone else\'s CA')]);
-  const [genuine, foreign, misnamed] = await Promise.all([
+  const [trusted, other] = await Promise.all([makeAuthority(TRUSTED_CA_NAME), makeAuthority(TRUSTED_CA_NAME)]);
+  const [genuine, renewed, foreign, misnamed] = await Promise.all([
+    makeServerCertificate(trusted),
     makeServerCertificate(trusted),
     makeServerCertificate(other),
     makeServerCertificate(trusted, { ips: [], names: ['billing.internal'] }),
   ]);
-  return { ca: trusted.cert, genuine, foreign, misnamed };
+  return { ca: trusted.cert, genuine, renewed, foreign, misnamed };
 }
 
 /**
@@ -68,7 +84,9 @@ async function startUpstream({ certificates, revision }) {
     inFlight++;
     res.once('close', () => inFlight--);
   });
-  const ticketKeys = server.getTicketKeys();
+  // The ticket keys of the catalogue after its restart: new ones, as a
+  // restarted process makes (Node draws them at random for each server).
+  const restartedTicketKeys = crypto.randomBytes(48);
   return {
     url: catalog.url,
     close: catalog.close,
@@ -84,13 +102,14 @@ async function startUpstream({ certificates, revision }) {
       return [...inFlightAtArrival];
     },
     /**
-     * The catalogue restarts (`genuine`), or someone else answers at its
-     * address (`foreign`, `misnamed`): new connections get that certificate,
-     * and every open connection is closed, so the app must connect again.
-     * Waits `settleMs` for the app to see its connections close.
+     * The catalogue restarts with its renewed certificate (`renewed`), or
+     * someone else answers at its address (`foreign`, `misnamed`): new
+     * connections get that certificate, and every open connection is
+     * closed, so the app must connect again. Waits `settleMs` for the app
+     * to see its connections close.
      */
     async present(which, { settleMs }) {
-      const keys = which === 'genuine' ? ticketKeys : crypto.randomBytes(48);
+      const keys = which === 'renewed' ? restartedTicketKeys : crypto.randomBytes(48);
       server.setSecureContext({ ...certificates[which], ticketKeys: keys });
       server.closeAllConnections();
       await sleep(settleMs);
@@ -98,9 +117,23 @@ async function startUpstream({ certificates, revision }) {
   };
 }
 
+/**
+ * A catalogue for one app, as the check runs it, and the environment the
+ * app is given to find it and to trust its CA. Certificates are made for
+ * it unless given (the check gives the same ones to the learner's app's
+ * catalogue and to the reference's).
+ * @param {{certificates?: object, revision?: () => number}} [options]
+ * @returns {Promise<{upstream: object, certificates: object, env: {CATALOG_URL: string, CATALOG_CA: string}, close: () => Promise<void>}>}
+ */
+async function startCatalogService({ certificates, revision = () => 1 } = {}) {
+  const certs = certificates || (await makeCertificates());
+  const upstream = await startUpstream({ certificates: certs, revision });
+  return { upstream, certificates: certs, env: { CATALOG_URL: upstream.url, CATALOG_CA: certs.ca }, close: upstream.close };
+}
+
 /** What changed between two readings of the counters. */
 function countsSince(before, after) {
   return Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - before[k]]));
 }
 
-module.exports = { makeCertificates, startUpstream, countsSince, catalogModule };
+module.exports = { makeCertificates, startUpstream, startCatalogService, countsSince, catalogModule };

@@ -51,8 +51,17 @@ function where(frame) {
 function readCpuProfile(profile, { appFile }) {
   const { byId, self, inclusive } = index(profile);
   const total = profile.samples.length;
-  let notWork = 0;
-  for (const [id, count] of self) if (NOT_WORK.has(byId.get(id).callFrame.functionName)) notWork += count;
+  // (idle): the event loop waiting. (program): V8 and Node running native
+  // code with no JavaScript function on the stack, e.g. C++ called straight
+  // from the event loop as I/O arrives (a TLS handshake's reads, parsing).
+  // Neither has a function to name, so the tables leave both out; `program`
+  // says how much CPU time that leaves unnamed.
+  const outside = { '(idle)': 0, '(program)': 0 };
+  for (const [id, count] of self) {
+    const name = byId.get(id).callFrame.functionName;
+    if (NOT_WORK.has(name)) outside[name] += count;
+  }
+  const notWork = outside['(idle)'] + outside['(program)'];
   const busy = Math.max(total - notWork, 1);
   const pct = (n) => (100 * n) / busy;
 
@@ -82,7 +91,15 @@ function readCpuProfile(profile, { appFile }) {
     .sort((a, b) => b[1] - a[1])
     .map(([origin, samples]) => ({ origin, samples, selfPct: pct(samples) }));
 
-  return { totalSamples: total, busySamples: busy, topSelf, byOrigin, hotspot: hotspot({ byId, self, inclusive }, appFile, busy) };
+  return {
+    totalSamples: total,
+    busySamples: busy,
+    idleSamples: outside['(idle)'],
+    programSamples: outside['(program)'],
+    topSelf,
+    byOrigin,
+    hotspot: hotspot({ byId, self, inclusive }, appFile, busy),
+  };
 }
 
 /**
@@ -149,6 +166,22 @@ function foldCpuProfile(profile) {
   return [...stacks].map(([key, count]) => [key.split('\n'), count]);
 }
 
+/**
+ * The line under the tables about what they leave out: the share of the
+ * samples that were (program), native work with no JavaScript on the stack,
+ * of the samples that were not idle (the CPU time the profile saw), and of
+ * all. Null for a profile with no (program) samples.
+ */
+function describeOutside({ totalSamples, idleSamples = 0, programSamples = 0 }) {
+  if (!programSamples) return null;
+  const running = Math.max(totalSamples - idleSamples, 1);
+  const pct = (n, of) => `${((100 * n) / of).toFixed(1)}%`;
+  return (
+    `Not in the tables: (program), ${pct(programSamples, running)} of the samples that were not idle (${programSamples} of ${running}; ${pct(programSamples, totalSamples)} of all ${totalSamples}).\n` +
+    '  Native work with no JavaScript function on the stack: V8\'s and Node\'s C++ called from the event loop, such as a TLS handshake as its data arrives. The percentages above are of the busy samples, which leave it out.'
+  );
+}
+
 /** "5", "48 and 49", "5, 6, 7, 8 and 9". */
 function lineList(calls) {
   const numbers = calls.map((c) => String(c.line));
@@ -191,4 +224,4 @@ function describeHotspot(h, { unit = 'CPU samples' } = {}) {
   return `${header}${opening}reached from ${caller}:${quote([h.start])}`;
 }
 
-module.exports = { readCpuProfile, describeHotspot, foldCpuProfile };
+module.exports = { readCpuProfile, describeHotspot, describeOutside, foldCpuProfile };

@@ -24,6 +24,9 @@ function topOfBottomUp(report, rows) {
 }
 
 const ROW = /^\s*(\d+)\s+([\d.]+)%(\s+)(.*)$/;
+// Frames that only pass the work on: V8's builtins, and on some versions
+// (Node 22) the node executable itself, listed as a shared library.
+const PASS_THROUGH = /^Builtin: |(^|[\\/])node(\.exe)?$/;
 
 /**
  * A frame of the report, "JS: ^name /path/to/file.js:line:column", as
@@ -46,7 +49,11 @@ function parseFrame(text, knownFile) {
  * In the bottom-up profile each heavy entry is followed by its callers,
  * indented one step per level. Follow each entry's heaviest chain of callers
  * to the first frame in the app file: the frame just above it is the callee
- * the app's line calls.
+ * the app's line calls. A V8 builtin there is only the door to the work
+ * (from Node 22, `Builtin: RegExpPrototypeTest` stands between a pattern's
+ * code, `RegExp: <source>`, and the function that tests it; Node 22 also
+ * lists the node executable between them): the callee named is then the
+ * first frame above those, when there is one.
  */
 function profHotspot(report, appFile) {
   const total = Number((/\((\d+) ticks,/.exec(report) || [])[1]) || 0;
@@ -65,9 +72,11 @@ function profHotspot(report, appFile) {
     }
     const appAt = chain.findIndex((k) => rows[k].name.includes(appPath));
     if (appAt < 1 || counted.has(chain[appAt - 1])) continue;
-    const callee = rows[chain[appAt - 1]];
+    let calleeAt = appAt - 1;
+    while (calleeAt > 0 && PASS_THROUGH.test(rows[chain[calleeAt]].name.trim())) calleeAt--;
+    const callee = rows[chain[calleeAt]];
     const caller = rows[chain[appAt]];
-    counted.add(chain[appAt - 1]);
+    for (let k = calleeAt; k < appAt; k++) counted.add(chain[k]);
     const key = `${frame(callee.name)[1]}|${frame(caller.name)[3]}`;
     const entry = calls.get(key) || { ticks: 0, callee, caller };
     entry.ticks += callee.ticks;

@@ -35,7 +35,7 @@ async function runClinicTool(Tool, { lab, file, dir, duration, progress }) {
         });
         tool.collect([process.execPath, file], (err, collected) => (err ? reject(err) : resolve(collected)));
       }),
-    { stopFile },
+    { stopFile, lab, progress },
   );
   await load.finished();
   progress('Analysing the data and writing the HTML report');

@@ -6,7 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { profileRun } = require('../session');
-const { readCpuProfile, describeHotspot, foldCpuProfile } = require('../read/cpuprofile');
+const { readCpuProfile, describeHotspot, describeOutside, foldCpuProfile } = require('../read/cpuprofile');
 const { flameGraphSvg } = require('../read/flamegraph-svg');
 const { relative } = require('../../lib/labs');
 const { table } = require('../read/table');
@@ -33,6 +33,7 @@ module.exports = {
       'Self time by origin\n' +
         table(reading.byOrigin.slice(0, 8).map((o) => [`${o.selfPct.toFixed(1)}%`, o.origin]), ['self', 'origin']),
     );
+    print(describeOutside(reading));
     fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(reading, null, 2));
     return {
       open: profileFile,

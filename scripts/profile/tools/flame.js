@@ -26,6 +26,7 @@ module.exports = {
         silent: true,
         onPort: (port, done) => load.onPort(port, done),
       }),
+      { lab, progress },
     );
     await load.finished();
     return {

@@ -18,7 +18,7 @@ module.exports = {
     const log = fs.createWriteStream(logFile);
     const nodeArgs = ['--trace-gc', ...(heapMb ? [`--max-old-space-size=${heapMb}`] : [])];
     try {
-      await withApp({ file, nodeArgs, output: log, progress }, async (app) => {
+      await withApp({ lab, file, nodeArgs, output: log, progress }, async (app) => {
         await applyStandardLoad({ lab, url: app.url, duration, progress });
         app.assertAlive('under load');
       });

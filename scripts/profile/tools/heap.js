@@ -29,7 +29,7 @@ module.exports = {
   summary: 'two heap snapshots around the load, compared by constructor',
   async run({ lab, file, dir, duration, progress, print }) {
     const snapshots = [path.join(dir, '1-after-warm-up.heapsnapshot'), path.join(dir, '2-after-load.heapsnapshot')];
-    await withApp({ file, progress }, async (app) => {
+    await withApp({ lab, file, progress }, async (app) => {
       await applyStandardLoad({ lab, url: app.url, duration: WARMUP_SECONDS, progress, label: ' (warm-up)' });
       progress('Snapshot 1 (the app pauses while it is written)');
       await app.heapSnapshot(snapshots[0]);

@@ -117,11 +117,50 @@ function foldPerfScript(text) {
   return { folded: [...folded].map(([key, count]) => [key.split(';'), count]), leaves };
 }
 
+/**
+ * Kinds of native work a flame graph's towers are made of, named for the
+ * learner, each by the frames that mark it (perf's symbol names). They are
+ * the towers lab 12's walkthrough reads (TLS through OpenSSL), and two any
+ * app has (garbage collection, system calls). OpenSSL's names differ between
+ * its versions (Node 20 bundles 3.0, Node 22.20+ and 24.5+ bundle 3.5), so
+ * each pattern is one both name.
+ */
+const FAMILIES = [
+  ['OpenSSL: TLS handshakes (its state machine, with the work below it)', /^(state_machine|ossl_statem_|SSL_do_handshake)/],
+  ['OpenSSL: certificates and keys decoded from DER (its ASN.1 decoder, OSSL_DECODER)', /d2i|OSSL_DECODER|^decoder_process/],
+  ['OpenSSL: new secure contexts (SSL_CTX_new)', /^SSL_CTX_new/],
+  ['OpenSSL: elliptic-curve arithmetic (ECDHE key shares, ECDSA signatures)', /ecp_nistz256|^ossl_ec_|^ossl_ecx|x25519|^ecdsa|^ECDSA_/],
+  ['OpenSSL: ML-KEM, the post-quantum half of an X25519MLKEM768 key share', /ml_kem|mlx_kem/],
+  ['Node: a certificate turned into a JavaScript object (getPeerCertificate)', /X509ToObject|X509Certificate::toObject|TLSWrap::GetPeerCertificate/],
+  ['V8: garbage collection', /^v8::internal::(Heap::CollectGarbage|ScavengerCollector|Scavenger::|MarkCompactCollector|MinorMarkSweepCollector|IncrementalMarking|ConcurrentMarking)/],
+  ['the kernel: system calls (sockets, files, memory)', /^entry_SYSCALL_64/],
+];
+
+/**
+ * The share of samples under each family: a sample counts once for every
+ * family with a frame on its stack (families overlap: an ECDSA signature is
+ * verified inside a handshake). Families under `minPct` are left out.
+ * @param {Array<[string[], number]>} folded stacks from foldPerfScript()
+ * @returns {Array<{family:string, samples:number, pct:number}>}
+ */
+function nativeFamilies(folded, { minPct = 0.5 } = {}) {
+  const total = folded.reduce((a, [, n]) => a + n, 0);
+  if (!total) return [];
+  return FAMILIES.map(([family, pattern]) => {
+    const samples = folded.filter(([stack]) => stack.some((frame) => pattern.test(frame))).reduce((a, [, n]) => a + n, 0);
+    return { family, samples, pct: (100 * samples) / total };
+  })
+    .filter((f) => f.pct >= minPct)
+    .sort((a, b) => b.samples - a.samples);
+}
+
 module.exports = {
   name: 'perf',
   summary: 'Linux perf with JIT symbols: native and JS frames in one flame graph (SVG)',
   unavailable,
   perfFailure,
+  foldPerfScript,
+  nativeFamilies,
   async run({ lab, file, dir, duration, progress, print, platform = process.platform }) {
     const why = unavailable({ platform });
     if (why) {
@@ -132,7 +171,7 @@ module.exports = {
     let mapFile = null; // the symbol map Node writes for perf (/tmp/perf-<pid>.map), removed after the run
     let script;
     try {
-      script = await withApp({ file, nodeArgs: ['--perf-basic-prof-only-functions'], progress }, async (app) => {
+      script = await withApp({ lab, file, nodeArgs: ['--perf-basic-prof-only-functions'], progress }, async (app) => {
         mapFile = path.join(os.tmpdir(), `perf-${app.pid}.map`);
         progress(`perf record: sampling pid ${app.pid} at 199 Hz with call stacks`);
         const recorder = track(spawn('perf', ['record', '-q', '-F', '199', '-e', 'cpu-clock', '-g', '-p', String(app.pid), '-o', data], { stdio: ['ignore', 'ignore', 'pipe'] }));
@@ -165,6 +204,13 @@ module.exports = {
       `Where the CPU was (leaf frames, ${total} samples)\n` +
         table([...leaves].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([frame, n]) => [`${((100 * n) / total).toFixed(1)}%`, frame.slice(0, 110)]), ['self', 'frame']),
     );
+    const families = nativeFamilies(folded);
+    if (families.length) {
+      print(
+        'What the towers are (a sample counts once for every row with a frame on its stack)\n' +
+          table(families.map((f) => [`${f.pct.toFixed(1)}%`, f.family]), ['under', 'work']),
+      );
+    }
     print(`${((100 * underApp) / Math.max(total, 1)).toFixed(0)}% of samples have a frame of ${relative(file)} on their stack (blue in the flame graph).`);
     return { open: svg, howToOpen: 'open the SVG in a browser; hover a box for its name and share' };
   },

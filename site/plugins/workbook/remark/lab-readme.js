@@ -2,7 +2,8 @@
 // Site-only touches to a lab's README (the file itself stays plain Markdown
 // that reads the same on GitHub):
 // - each hint of the "Hints" section becomes a collapsed <details>, so the
-//   learner opens them one at a time instead of reading the answer by accident;
+//   learner opens them one at a time instead of reading the answer by accident
+//   (the raw file folds them all in one <details>, which the site drops);
 // - "Verify" gets a pointer to the page's Check my fix panel;
 // - a missing or misplaced standard section is reported at build time.
 
@@ -32,12 +33,23 @@ function hintNodes(list) {
   }));
 }
 
+/** A raw <details> wrapper's own lines (`<details>`, `<summary>…</summary>`, `</details>`). */
+const isDetailsWrapper = (node) => node.type === 'html' && /^\s*(<details>\s*(<summary>[\s\S]*<\/summary>)?|<\/details>)\s*$/.test(node.value);
+
 function collapseHints(tree, where) {
   const at = tree.children.findIndex((n) => n.type === 'heading' && n.depth === 2 && textOf(n).trim() === 'Hints');
   if (at < 0) return;
   for (let i = at + 1; i < tree.children.length; i++) {
     const node = tree.children[i];
     if (node.type === 'heading' && node.depth <= 2) break;
+    // The raw file folds the whole list in one <details> (so that GitHub and
+    // an editor's preview show none of it unasked): the site folds each hint
+    // on its own instead.
+    if (isDetailsWrapper(node)) {
+      tree.children.splice(i, 1);
+      i--;
+      continue;
+    }
     if (node.type === 'list' && node.ordered) {
       tree.children.splice(i, 1, {
         type: 'workbookHints',

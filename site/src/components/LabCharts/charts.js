@@ -130,30 +130,49 @@ function Figure({ title, note, summary, children }) {
   );
 }
 
-/** Bars of gated figures per run, each with its own threshold dashed across it. Log scale. */
+/**
+ * Bars of gated figures per run, each with its own threshold dashed across
+ * it. Log scale. Gates of one unit are drawn in it; gates of different
+ * units (handshakes and milliseconds, a ratio and a latency) are each drawn
+ * as a multiple of its own threshold, so one axis never mixes units: the
+ * threshold is then 1 for every bar, and the tooltip gives the figure.
+ */
 function GateBars({ runs, spec, colors }) {
   const rows = spec.gates.filter(({ id }) => runs.some((run) => gateOf(run.result, id)));
   if (!rows.length) return null;
-  const unit = gateOf(runs.find((run) => gateOf(run.result, rows[0].id)).result, rows[0].id).unit;
+  const unitOf = (id) => gateOf(runs.find((run) => gateOf(run.result, id)).result, id).unit;
+  const units = new Set(rows.map(({ id }) => unitOf(id)));
+  const relative = units.size > 1;
   const datasets = runs.map((run) => ({
     label: run.name,
     data: rows.map(({ id }) => {
       const gate = gateOf(run.result, id);
-      return gate ? Math.max(gate.value, 0.01) : null;
+      if (!gate) return null;
+      return Math.max(relative ? gate.value / gate.threshold : gate.value, 0.01);
     }),
-    marks: rows.map(({ id }) => [{ value: gateOf(run.result, id)?.threshold }]),
+    marks: rows.map(({ id }) => [{ value: relative ? 1 : gateOf(run.result, id)?.threshold }]),
     backgroundColor: colors[run.role],
     borderRadius: 3,
   }));
   const summary = runs
     .map((run) => `${run.name}: ${rows.map(({ id, label }) => `${label} ${formatNumber(gateOf(run.result, id)?.value, gateOf(run.result, id)?.unit)}`).join(', ')}`)
     .join('; ');
+  const options = fitMarks(baseOptions(colors, { yTitle: relative ? '× its threshold' : [...units][0], log: true }), datasets, { log: true });
+  if (relative) {
+    // The figure itself, in its own unit, where the bar shows its ratio.
+    options.plugins.tooltip.callbacks = {
+      label: (item) => {
+        const gate = gateOf(runs[item.datasetIndex].result, rows[item.dataIndex].id);
+        return gate ? `${item.dataset.label}: ${formatNumber(gate.value, gate.unit)} (${(gate.value / gate.threshold).toFixed(2)} × the threshold, ${formatNumber(gate.threshold, gate.unit)})` : item.dataset.label;
+      },
+    };
+  }
+  const note = relative
+    ? 'Each bar is its figure divided by its own threshold (the dashed line at 1), so figures of different units share one axis; hover a bar for the figure itself. Log scale.'
+    : 'Dashed line across each bar: its threshold in that run. Log scale, so that a bar 100× taller still leaves the short one readable.';
   return (
-    <Figure title={spec.title} note="Dashed line across each bar: its threshold in that run. Log scale, so that a bar 100× taller still leaves the short one readable." summary={summary}>
-      <Bar
-        data={{ labels: rows.map((r) => r.label), datasets }}
-        options={fitMarks(baseOptions(colors, { yTitle: unit, log: true }), datasets, { log: true })}
-      />
+    <Figure title={spec.title} note={note} summary={summary}>
+      <Bar data={{ labels: rows.map((r) => r.label), datasets }} options={options} />
     </Figure>
   );
 }

@@ -115,7 +115,77 @@ test('heap on lab 03 finds the leaking constructor and the variable that holds i
 test('an unknown tool is a usage error listing the tools', async () => {
   const { code, stderr } = await runCli(['profile', '01', '--tool', 'vtune']);
   expect(code).toBe(2);
-  expect(stderr).toMatch(/There is no tool "vtune"\. The tools are: prof, cpu, flame, heap, gc, report, oom-snapshot, clinic-doctor, clinic-flame, heapprofiler, bubbleprof, perf\./);
+  expect(stderr).toMatch(/There is no tool "vtune"\. The tools are: prof, cpu, startup, flame, heap, gc, report, oom-snapshot, clinic-doctor, clinic-flame, heapprofiler, bubbleprof, perf\./);
+});
+
+describe('the start-up reading', () => {
+  const { readStartup, describeTimeline, describeStartupCpu, requiredName } = require('../scripts/profile/read/startup');
+  const appFile = path.join(ROOT, 'labs', '14-slow-cold-start', 'app.js');
+  const pkg = (name) => `file://${path.join(ROOT, 'node_modules', ...name.split('/'))}`;
+  // A start in frames: the app's top level requires a package (whose index
+  // requires its parts) and calls a function of its own; Node loads them.
+  const frame = (id, functionName, url, lineNumber, children = []) => ({ id, callFrame: { functionName, url, lineNumber, columnNumber: 0, scriptId: '0' }, children });
+  const profile = {
+    nodes: [
+      frame(1, '(root)', '', -1, [2, 9, 10, 11]),
+      frame(2, '', `file://${appFile}`, 0, [3, 6]),
+      frame(3, 'require', 'node:internal/modules/helpers', 100, [4]),
+      frame(4, 'Module._load', 'node:internal/modules/cjs/loader', 900, [5]),
+      frame(5, '', pkg('@shop/toolkit/index.js'), 0, [7]),
+      frame(6, 'loadTemplates', `file://${appFile}`, 53, []),
+      frame(7, 'require', 'node:internal/modules/helpers', 100, [8]),
+      frame(8, '', pkg('@shop/toolkit/clients/a.js'), 0, []),
+      frame(9, '(idle)', '', -1, []),
+      frame(10, '(garbage collector)', '', -1, []),
+      frame(11, 'listOnTimeout', 'node:internal/timers', 500, []),
+    ],
+    // Sample counts: app top level 1, loader 2, toolkit index 3, a part 4, loadTemplates 5, idle 6, gc 1, timers 1.
+    samples: [2, 4, 4, 5, 5, 5, 8, 8, 8, 8, 6, 6, 6, 6, 6, 9, 9, 9, 9, 9, 9, 10, 11],
+    startTime: 0,
+    endTime: 23_000,
+    timeDeltas: Array(23).fill(1000),
+  };
+  const timing = {
+    spawnedAt: 1000,
+    listeningAt: 1400,
+    answers: [{ path: '/a', status: 200, at: 1450 }, { path: '/b', status: 200, at: 1460 }],
+    timeline: {
+      timeOrigin: 1010,
+      nodeTiming: { nodeStart: 1, v8Start: 5, environment: 20, bootstrapComplete: 60, loopStart: 300 },
+      listening: { at: 388, idle: 80, cpu: 350 },
+      firstRequest: { at: 395, idle: 81, cpu: 352 },
+      lastResponse: { at: 448, idle: 81.5, cpu: 380 },
+    },
+  };
+
+  test('says what the top level required and called, inclusive of what each ran', () => {
+    const s = readStartup(profile, { appFile, timing });
+    expect(s.busyMs).toBe(17); // every sample but the six idle ones, 1 ms each
+    expect(s.parts.map((p) => [p.label, p.ms])).toEqual([
+      ["require('@shop/toolkit')", 7],
+      ['loadTemplates()', 5],
+    ]);
+    expect(s.loaderMs).toBe(2);
+    expect(s.gcMs).toBe(1);
+    expect(s.parts[0].where).toBe('node_modules/@shop/toolkit/index.js');
+  });
+
+  test('puts the start on the spawn\'s clock, with the waits the probe saw', () => {
+    const s = readStartup(profile, { appFile, timing });
+    expect(s.timeline).toMatchObject({ processStarted: 10, bootstrapComplete: 70, loopStart: 310, listening: 400, answered: 460 });
+    expect(s.idleBeforeListening).toBe(80);
+    expect(s.idleWhileAnswering).toBeCloseTo(0.5);
+    const text = `${describeTimeline(s)}\n${describeStartupCpu(s)}`;
+    expect(text).toMatch(/460 ms {2}every example route answered \(2 requests/);
+    expect(text).toMatch(/idle \(waiting, using no CPU\) for 80 ms/);
+    expect(text).toMatch(/41\.2%\s+7\s+require\('@shop\/toolkit'\)/);
+  });
+
+  test('names what was required the way the app named it', () => {
+    expect(requiredName(path.join(ROOT, 'node_modules', 'express', 'index.js'), appFile)).toBe('express');
+    expect(requiredName(path.join(ROOT, 'node_modules', '@shop', 'toolkit', 'money.js'), appFile)).toBe('@shop/toolkit/money');
+    expect(requiredName(path.join(ROOT, 'labs', '14-slow-cold-start', 'services.js'), appFile)).toBe('./services.js');
+  });
 });
 
 test("the prof hot spot names a pattern's code, not the builtin that runs it (Node 22 and later)", () => {

@@ -51,6 +51,8 @@ function finding(tool, out) {
     perf: /^\s+([\d.]+%)\s+(\S+)/m,
     report: /The app died after ([\d.]+) s /,
     'oom-snapshot': /awaited by .* at \S+?([\w-]+\.js):(\d+)/,
+    // The first line of "Where the start's CPU went": the biggest thing the app's top level did.
+    startup: /^Where the start's CPU went.*\n.*\n\s+([\d.]+%)\s+[\d,]+\s+(\S+)/m,
   };
   const m = patterns[tool] && patterns[tool].exec(out);
   if (!m) return '';
@@ -60,6 +62,7 @@ function finding(tool, out) {
   if (tool === 'perf') return `${m[2]} ${m[1]}`;
   if (tool === 'report') return `died after ${m[1]} s`;
   if (tool === 'oom-snapshot') return `held in ${m[1]}:${m[2]}`;
+  if (tool === 'startup') return `${m[2]} ${m[1]}`;
   return '';
 }
 

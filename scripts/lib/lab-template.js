@@ -49,13 +49,25 @@ function walkthrough(id, title, fullSlug) {
   const route = solution().split('\n').slice(6, 9);
   const body = {
     'The symptom': 'TODO: what a user of this service sees, in one paragraph.',
-    Hints: '1. TODO: the first rung: where to look.\n2. TODO: the second rung: what the profile says.\n3. TODO: the third rung: which change, without its code.',
+    Hints: [
+      '<details>',
+      `<summary>The hints, from where to look to nearly the answer (try without them first; <code>npx workbook hint ${id}</code> shows one at a time)</summary>`,
+      '',
+      '1. TODO: the first rung: where to look.\n2. TODO: the second rung: what the profile says.\n3. TODO: the third rung: which change, without its code.',
+      '',
+      '</details>',
+    ].join('\n'),
     Fix: [
+      '<details>',
+      '<summary>The fix, in words (try the hints first)</summary>',
+      '',
       'TODO: the fix, explained in words. Its code stays out of this file (learners read it raw):',
       'a solution-code directive names the solution\'s lines, and the site folds them in',
       '(scripts/lib/solution-code.js; `npx workbook dev pin` pins them again after a change).',
       '',
       `<!-- solution-code: The reference fix\nsolutions/${fullSlug}/app.js 7-9 #${pinOf(route)}\n-->`,
+      '',
+      '</details>',
     ].join('\n'),
     Verify: `\`\`\`sh\nnpx workbook check ${id}\n\`\`\``,
   };

@@ -42,7 +42,8 @@ browserDescribe()('a screenshot tour of the site', () => {
       if (options.viewport) expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
       await page.close();
     }
-  });
+  }, 300_000); // three full-page screenshots of a page up to 30,000 px tall
+
 
   test('the Check my fix panel after a pass and after a fail', async () => {
     const lab = labs[0];

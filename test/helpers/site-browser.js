@@ -82,7 +82,9 @@ function useSiteInBrowser({ check } = {}) {
   site.shoot = async (page, name, selector) => {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
     const file = path.join(SCREENSHOTS, `${name}.png`);
-    if (!selector) return page.screenshot({ path: file, fullPage: true });
+    // A lab's page is 20,000-30,000 px tall: a full-page screenshot of it
+    // took over Playwright's default 30 s on a 2-vCPU machine (lab 06, in CI).
+    if (!selector) return page.screenshot({ path: file, fullPage: true, timeout: 120_000 });
     // The sticky navbar would otherwise be painted over the element.
     await page.addStyleTag({ content: '.navbar { position: static !important; }' });
     return page.locator(selector).first().screenshot({ path: file });

@@ -18,12 +18,22 @@ function index(profile) {
 }
 
 function indexOnce(profile) {
+  const self = new Map();
+  for (const id of profile.samples) self.set(id, (self.get(id) || 0) + 1);
+  return indexTree(profile, self);
+}
+
+/**
+ * A profile's tree, weighted by `self` (each node's own weight: a count of
+ * samples here, milliseconds in the start-up reader): nodes by id, each
+ * node's parent, its inclusive weight (its own and its descendants'), and
+ * the root.
+ */
+function indexTree(profile, self) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
-  const self = new Map();
-  for (const id of profile.samples) self.set(id, (self.get(id) || 0) + 1);
-  // Inclusive counts, children before parents.
+  // Inclusive weights, children before parents.
   const inclusive = new Map();
   const visit = (id) => {
     const n = byId.get(id);
@@ -34,7 +44,7 @@ function indexOnce(profile) {
   };
   const root = profile.nodes.find((n) => !parent.has(n.id));
   visit(root.id);
-  return { byId, parent, self, inclusive };
+  return { byId, parent, self, inclusive, root };
 }
 
 function where(frame) {
@@ -294,4 +304,4 @@ function describeHotspot(h, { unit = 'CPU samples' } = {}) {
   return `${header}${opening}reached from ${caller}:${quote([h.start])}`;
 }
 
-module.exports = { readCpuProfile, describeHotspot, describeOutside, foldCpuProfile, profileFrom, callersOutsideNode };
+module.exports = { readCpuProfile, describeHotspot, describeOutside, foldCpuProfile, profileFrom, callersOutsideNode, indexTree, NOT_WORK };

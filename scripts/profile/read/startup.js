@@ -17,14 +17,10 @@ const path = require('node:path');
 const { relative } = require('../../lib/labs');
 const { originOf, toPath } = require('./origin');
 const { table } = require('./table');
+const { indexTree, NOT_WORK } = require('./cpuprofile');
 
-const NOT_WORK = new Set(['(idle)', '(program)']);
-
+/** The profile's tree weighted by time: each sample lasts until the next one (the last one, the mean). */
 function indexProfile(profile) {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map();
-  for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
-  // Each sample's duration: the time to the next sample (the last one gets the mean).
   const ms = new Map();
   const deltas = profile.timeDeltas || [];
   const mean = profile.samples.length ? (profile.endTime - profile.startTime) / 1000 / profile.samples.length : 0;
@@ -32,17 +28,7 @@ function indexProfile(profile) {
     const next = deltas[i + 1];
     ms.set(id, (ms.get(id) || 0) + (Number.isFinite(next) && next >= 0 ? next / 1000 : mean));
   });
-  const inclusive = new Map();
-  const visit = (id) => {
-    const n = byId.get(id);
-    let total = ms.get(id) || 0;
-    for (const c of n.children || []) total += visit(c);
-    inclusive.set(id, total);
-    return total;
-  };
-  const root = profile.nodes.find((n) => !parent.has(n.id));
-  visit(root.id);
-  return { byId, parent, self: ms, inclusive, root };
+  return indexTree(profile, ms);
 }
 
 /** A module's top-level function: CommonJS wraps each file in one, which starts on the file's first line. */

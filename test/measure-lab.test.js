@@ -2,7 +2,7 @@
 // measureLab (workbook verify, the bench): a check that says "too noisy,
 // rerun" is run once more for verify, and counted as it is by the bench.
 
-jest.mock('../scripts/checks/run-check', () => ({ runCheck: jest.fn() }));
+jest.mock('../scripts/checks/run-check', () => ({ ...jest.requireActual('../scripts/checks/run-check'), runCheck: jest.fn() }));
 const { runCheck } = require('../scripts/checks/run-check');
 const { measureLab } = require('../scripts/lib/measure-lab');
 const { labs } = require('../scripts/lib/labs');

@@ -5,7 +5,7 @@
 // (test/extended/, `npm run test:extended`): other real fixes pass and each
 // "cheat" fixture is rejected.
 
-const { runCheck } = require('../../scripts/checks/run-check');
+const { runCheck, rerunIfNoisy } = require('../../scripts/checks/run-check');
 const { formatResult } = require('../../scripts/checks/format');
 const { materializeShipped } = require('../../scripts/lib/shipped');
 const { killAll } = require('../../scripts/harness/children');
@@ -31,11 +31,15 @@ async function checkWithProgress(lab, app, label) {
  * threshold (Express 5 costs only about twice Fastify per request there),
  * and its rounds disagree on a busy 2-vCPU machine now and then.
  */
-async function decidedCheck(lab, app, label) {
-  const result = await checkWithProgress(lab, app, label);
-  if (result.verdict !== 'noisy') return result;
-  process.stderr.write(`    [lab ${lab.id} · ${label}] too noisy: running the check once more, as it advises\n`);
-  return checkWithProgress(lab, app, `${label}, again`);
+function decidedCheck(lab, app, label) {
+  let again = '';
+  return rerunIfNoisy(
+    () => checkWithProgress(lab, app, `${label}${again}`),
+    () => {
+      again = ', again';
+      process.stderr.write(`    [lab ${lab.id} · ${label}] too noisy: running the check once more, as it advises\n`);
+    },
+  );
 }
 
 function explain(result) {

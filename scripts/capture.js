@@ -38,6 +38,8 @@ const TITLES = {
   'autocannon-after': 'autocannon, the reference solution',
   prof: 'node --prof, then --prof-process: the summary, the heavy profile and the hot spot',
   cpu: '--cpu-prof, read by `npx workbook profile --tool cpu`',
+  startup: 'The start-up, from the first line to the first answers (--cpu-prof and the timeline), read by `npx workbook profile --tool startup`',
+  'startup-solution': 'The reference solution\'s start-up, read by `npx workbook profile --tool startup --solution`',
   gc: '--trace-gc, read by `npx workbook profile --tool gc`',
   heap: 'Two heap snapshots compared by `npx workbook profile --tool heap`',
   'clinic-doctor': 'Clinic.js Doctor\'s verdict',

@@ -64,7 +64,8 @@ describe('`check --json`', () => {
     const solution = `solutions/90-quick-check/app.js`;
     const { code, stdout, stderr } = await runCli(['check', quick.id, '--app', solution, '--json'], { script: quick.script });
     const result = JSON.parse(stdout);
-    expect(code).toBe(0);
+    // On a failure, say what the check saw (its verdict, figures and progress).
+    if (code !== 0) throw new Error(`exit ${code}, verdict ${result.verdict}: ${JSON.stringify(result.gates)} ${JSON.stringify(result.noise)}\n${stderr}`);
     expect(result).toMatchObject({ lab: '90-quick-check', verdict: 'pass', app: solution });
     expect(result.gates.map((g) => g.id)).toEqual(['work-latency']);
     for (const g of result.gates) expect(g).toEqual(expect.objectContaining({ value: expect.any(Number), threshold: expect.any(Number), pass: true }));

@@ -123,6 +123,19 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) =>
     expect(await snippetFailures().get(slug)).toEqual([]);
   }, 60_000 + 25_000 * SNIPPET_COUNT);
 
+  // A command block that names the program that runs it (```sh test="…") is
+  // run as written: e.g. a post-mortem command that needs a load from a second
+  // terminal to end.
+  const tested = walkthrough ? walkthrough.codeBlocks.filter((b) => b.test) : [];
+  if (tested.length) test('every command block marked test="…" runs as written', async () => {
+    const problems = [];
+    for (const block of tested) {
+      const why = await runCommandBlock(block);
+      if (why) problems.push(`line ${block.line}: ${why}`);
+    }
+    expect(problems).toEqual([]);
+  }, 30_000 + 90_000 * tested.length);
+
   test('every number with a count marker is the number the code defines', () => {
     if (!walkthrough) return; // reported by the first test
     const problems = [];
@@ -246,42 +259,65 @@ function countSource(lab, key) {
 async function runSnippet(lab, block, timeoutMs = 20_000) {
   const file = path.join(lab.dir, `.docs-snippet-${block.line}-${process.pid}.js`);
   fs.writeFileSync(file, block.content);
-  const ownGroup = process.platform !== 'win32';
   try {
-    const child = track(spawn(process.execPath, [file], { cwd: ROOT, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup }));
-    const endGroup = () => {
-      try {
-        if (ownGroup) process.kill(-child.pid, 'SIGKILL');
-        else child.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      endGroup();
-    }, timeoutMs);
-    const outcome = await new Promise((resolve) => {
-      child.on('error', (err) => resolve({ error: err }));
-      child.on('exit', (status, signal) => resolve({ status, signal }));
-    });
-    clearTimeout(timer);
-    // What the snippet left behind goes with it; then its output is whole
-    // (or as whole as a second's wait makes it).
-    endGroup();
-    await Promise.race([new Promise((resolve) => child.once('close', resolve)), new Promise((resolve) => setTimeout(resolve, 1000))]);
-    const tail = output.trim().split('\n').slice(-8).join('\n');
-    if (timedOut) return `still running after ${timeoutMs / 1000} s (a snippet must end by itself, closing any server it starts)`;
-    if (outcome.error) return outcome.error.message;
-    if (outcome.status !== 0) return `exited with ${outcome.status ?? outcome.signal}:\n${tail}`;
-    return null;
+    return await runNodeProgram(file, { timeoutMs, what: 'a snippet must end by itself, closing any server it starts' });
   } finally {
     fs.rmSync(file, { force: true });
   }
+}
+
+/**
+ * Runs the program a command block names (```sh test="labs/…"), which runs
+ * the block's commands as written: their text is in WORKBOOK_DOCS_COMMAND.
+ * @returns {Promise<string|null>} why it failed, or null when it exited 0 within the time
+ */
+function runCommandBlock(block, timeoutMs = 90_000) {
+  const program = path.join(ROOT, block.test);
+  if (!fs.existsSync(program)) return Promise.resolve(`the program that runs it, ${block.test}, does not exist`);
+  return runNodeProgram(program, { timeoutMs, env: { WORKBOOK_DOCS_COMMAND: block.content }, what: 'the program must end by itself, and end what the commands started' });
+}
+
+/**
+ * One Node program, from the repository's root with PORT=0, in a process
+ * group of its own (POSIX): the whole group is ended when it exits or times
+ * out. A snippet that starts an app (which starts a database) and is killed
+ * half-way would otherwise leave them running, holding the pipes this test
+ * reads, so that its 'close' never came and the suite waited forever.
+ * @returns {Promise<string|null>} why it failed, or null when it exited 0 within the time
+ */
+async function runNodeProgram(file, { timeoutMs, env = {}, what }) {
+  const ownGroup = process.platform !== 'win32';
+  const child = track(spawn(process.execPath, [file], { cwd: ROOT, env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup }));
+  const endGroup = () => {
+    try {
+      if (ownGroup) process.kill(-child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    endGroup();
+  }, timeoutMs);
+  const outcome = await new Promise((resolve) => {
+    child.on('error', (err) => resolve({ error: err }));
+    child.on('exit', (status, signal) => resolve({ status, signal }));
+  });
+  clearTimeout(timer);
+  // What the program left behind goes with it; then its output is whole
+  // (or as whole as a second's wait makes it).
+  endGroup();
+  await Promise.race([new Promise((resolve) => child.once('close', resolve)), new Promise((resolve) => setTimeout(resolve, 1000))]);
+  const tail = output.trim().split('\n').slice(-8).join('\n');
+  if (timedOut) return `still running after ${timeoutMs / 1000} s (${what})`;
+  if (outcome.error) return outcome.error.message;
+  if (outcome.status !== 0) return `exited with ${outcome.status ?? outcome.signal}:\n${tail}`;
+  return null;
 }
 
 /**

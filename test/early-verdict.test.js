@@ -134,3 +134,22 @@ describe('what a comparison in rounds prints agrees with its ratio', () => {
     expect(middleRounds({ candidate: [], reference: [], pairs: [] })).toEqual([]);
   });
 });
+
+test('an information item that is a sentence, not a figure, shows its label without "NaN" or "null"', () => {
+  const { formatResult } = require('../scripts/checks/format');
+  const { stripVTControlCharacters } = require('node:util');
+  const result = {
+    lab: '09-x', title: 'x', app: 'app.js', verdict: 'pass', responses: [], gates: [], noise: [], durationMs: 1000,
+    environment: { node: 'v24.0.0', cpus: 2, cpuModel: 'CPU', platform: 'linux-x64' },
+    info: [
+      { id: 'figure', label: 'a figure', value: 2.5, unit: 'MB' },
+      { id: 'live', label: 'what the staircase shows', value: NaN, unit: '', text: 'JSON: flat' },
+      { id: 'saved', label: 'downloads abandoned', value: null, unit: '', text: 'not tried' },
+    ],
+  };
+  const text = stripVTControlCharacters(formatResult(result));
+  expect(text).toMatch(/ {2}a figure: 2\.50 MB\n/);
+  expect(text).toMatch(/ {2}what the staircase shows\n {6}JSON: flat/);
+  expect(text).toMatch(/ {2}downloads abandoned\n {6}not tried/);
+  expect(text).not.toMatch(/NaN|null/);
+});

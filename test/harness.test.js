@@ -63,6 +63,25 @@ describe('starting apps', () => {
   });
 });
 
+describe('the start, as the app saw it', () => {
+  test('when the app was spawned, listened and answered, and how long it sat idle before and while answering', async () => {
+    const app = await start('waits-then-listens.js');
+    try {
+      expect(app.listeningAt - app.spawnedAt).toBeGreaterThanOrEqual(100);
+      await Promise.all([get(`${app.url}/slow`), get(`${app.url}/`)]);
+      const t = await app.startupTimeline();
+      // Idle is the event loop blocked in the kernel with nothing to run: the timers' waits.
+      expect(t.listening.idle).toBeGreaterThanOrEqual(90);
+      expect(t.lastResponse.idle - t.firstRequest.idle).toBeGreaterThanOrEqual(40);
+      expect(t.lastResponse.at).toBeGreaterThan(t.firstRequest.at);
+      expect(t.nodeTiming.loopStart).toBeGreaterThan(0);
+      expect(Math.abs(t.timeOrigin - app.spawnedAt)).toBeLessThan(5000);
+    } finally {
+      await app.stop();
+    }
+  });
+});
+
 describe('bad apps get one clear sentence and the tail of their output, fast', () => {
   const cases = [
     ['syntax-error.js', 'syntax', /syntax error/, /SyntaxError/],

@@ -48,7 +48,10 @@ async function startAlone(lab, file) {
   try {
     const url = await new Promise((resolve, reject) => {
       let out = '';
-      const timer = setTimeout(() => reject(new Error(`no URL printed within 10 s:\n${out}`)), 10_000);
+      // 30 s: a lab's first start in a fresh clone prepares what it runs on
+      // (lab 11 its database, lab 12 its certificates, lab 14 its generated
+      // files), four apps at a time on what may be two cores.
+      const timer = setTimeout(() => reject(new Error(`no URL printed within 30 s:\n${out}`)), 30_000);
       child.stdout.on('data', (d) => {
         out += d;
         const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out);

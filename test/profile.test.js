@@ -54,6 +54,35 @@ test('a sampling heap profile reads as live memory by allocating function, self 
   ]);
 });
 
+test('a CPU profile read from the load on leaves the start-up out, and a native function is attributed to its first caller outside Node', () => {
+  const { profileFrom, readCpuProfile } = require('../scripts/profile/read/cpuprofile');
+  const frame = (functionName, url = '') => ({ functionName, url, lineNumber: 0, columnNumber: 0, scriptId: '1' });
+  // root → require (start-up); root → (idle); root → submit (pg) → uncork (node) → writev; root → send (express) → writev
+  const nodes = [
+    { id: 1, callFrame: frame('(root)'), children: [2, 3, 4, 7] },
+    { id: 2, callFrame: frame('require', 'node:internal/modules/cjs/loader') },
+    { id: 3, callFrame: frame('(idle)') },
+    { id: 4, callFrame: frame('submit', 'file:///w/node_modules/pg/lib/query.js'), children: [5] },
+    { id: 5, callFrame: frame('uncork', 'node:internal/streams/writable'), children: [6] },
+    { id: 6, callFrame: frame('writev') },
+    { id: 7, callFrame: frame('send', 'file:///w/node_modules/express/lib/response.js'), children: [8] },
+    { id: 8, callFrame: frame('writev') },
+  ];
+  // Four start-up samples at 1000-1003 µs, then the load from 2000 µs on.
+  const samples = [2, 2, 2, 2, 3, 6, 6, 6, 8, 3];
+  const times = [1000, 1001, 1002, 1003, 2000, 2001, 2002, 2003, 2004, 2005];
+  const profile = { nodes, startTime: 999, endTime: 2006, samples, timeDeltas: times.map((t, i) => t - (i ? times[i - 1] : 999)) };
+  const load = profileFrom(profile, 1500);
+  expect(load).toMatchObject({ trimmed: true, dropped: 4 });
+  expect(load.profile.samples).toEqual([3, 6, 6, 6, 8, 3]);
+  const reading = readCpuProfile(load.profile, { appFile: '/w/app.js', callersOf: ['writev'] });
+  expect(reading).toMatchObject({ totalSamples: 6, idleSamples: 2, busySamples: 4 });
+  expect(reading.topSelf.map((f) => f.functionName)).not.toContain('require');
+  expect(reading.callers[0].rows.map((r) => [r.caller, r.origin, r.samples])).toEqual([['submit', 'pg', 3], ['send', 'express', 1]]);
+  // A moment outside the profile (another clock): read whole.
+  expect(profileFrom(profile, 5_000_000)).toMatchObject({ trimmed: false, dropped: 0 });
+});
+
 test('cpu on lab 01 names the pbkdf2Sync line of the starter as the hot spot', async () => {
   const { code, stdout, stderr } = await runCli(['profile', '01', '--tool', 'cpu', '--duration', '1', '--app', starter('01')]);
   expect(code).toBe(0);
@@ -86,7 +115,77 @@ test('heap on lab 03 finds the leaking constructor and the variable that holds i
 test('an unknown tool is a usage error listing the tools', async () => {
   const { code, stderr } = await runCli(['profile', '01', '--tool', 'vtune']);
   expect(code).toBe(2);
-  expect(stderr).toMatch(/There is no tool "vtune"\. The tools are: prof, cpu, flame, heap, gc, report, oom-snapshot, clinic-doctor, clinic-flame, heapprofiler, bubbleprof, perf\./);
+  expect(stderr).toMatch(/There is no tool "vtune"\. The tools are: prof, cpu, startup, flame, heap, gc, report, oom-snapshot, clinic-doctor, clinic-flame, heapprofiler, bubbleprof, perf\./);
+});
+
+describe('the start-up reading', () => {
+  const { readStartup, describeTimeline, describeStartupCpu, requiredName } = require('../scripts/profile/read/startup');
+  const appFile = path.join(ROOT, 'labs', '14-slow-cold-start', 'app.js');
+  const pkg = (name) => `file://${path.join(ROOT, 'node_modules', ...name.split('/'))}`;
+  // A start in frames: the app's top level requires a package (whose index
+  // requires its parts) and calls a function of its own; Node loads them.
+  const frame = (id, functionName, url, lineNumber, children = []) => ({ id, callFrame: { functionName, url, lineNumber, columnNumber: 0, scriptId: '0' }, children });
+  const profile = {
+    nodes: [
+      frame(1, '(root)', '', -1, [2, 9, 10, 11]),
+      frame(2, '', `file://${appFile}`, 0, [3, 6]),
+      frame(3, 'require', 'node:internal/modules/helpers', 100, [4]),
+      frame(4, 'Module._load', 'node:internal/modules/cjs/loader', 900, [5]),
+      frame(5, '', pkg('@shop/toolkit/index.js'), 0, [7]),
+      frame(6, 'loadTemplates', `file://${appFile}`, 53, []),
+      frame(7, 'require', 'node:internal/modules/helpers', 100, [8]),
+      frame(8, '', pkg('@shop/toolkit/clients/a.js'), 0, []),
+      frame(9, '(idle)', '', -1, []),
+      frame(10, '(garbage collector)', '', -1, []),
+      frame(11, 'listOnTimeout', 'node:internal/timers', 500, []),
+    ],
+    // Sample counts: app top level 1, loader 2, toolkit index 3, a part 4, loadTemplates 5, idle 6, gc 1, timers 1.
+    samples: [2, 4, 4, 5, 5, 5, 8, 8, 8, 8, 6, 6, 6, 6, 6, 9, 9, 9, 9, 9, 9, 10, 11],
+    startTime: 0,
+    endTime: 23_000,
+    timeDeltas: Array(23).fill(1000),
+  };
+  const timing = {
+    spawnedAt: 1000,
+    listeningAt: 1400,
+    answers: [{ path: '/a', status: 200, at: 1450 }, { path: '/b', status: 200, at: 1460 }],
+    timeline: {
+      timeOrigin: 1010,
+      nodeTiming: { nodeStart: 1, v8Start: 5, environment: 20, bootstrapComplete: 60, loopStart: 300 },
+      listening: { at: 388, idle: 80, cpu: 350 },
+      firstRequest: { at: 395, idle: 81, cpu: 352 },
+      lastResponse: { at: 448, idle: 81.5, cpu: 380 },
+    },
+  };
+
+  test('says what the top level required and called, inclusive of what each ran', () => {
+    const s = readStartup(profile, { appFile, timing });
+    expect(s.busyMs).toBe(17); // every sample but the six idle ones, 1 ms each
+    expect(s.parts.map((p) => [p.label, p.ms])).toEqual([
+      ["require('@shop/toolkit')", 7],
+      ['loadTemplates()', 5],
+    ]);
+    expect(s.loaderMs).toBe(2);
+    expect(s.gcMs).toBe(1);
+    expect(s.parts[0].where).toBe('node_modules/@shop/toolkit/index.js');
+  });
+
+  test('puts the start on the spawn\'s clock, with the waits the probe saw', () => {
+    const s = readStartup(profile, { appFile, timing });
+    expect(s.timeline).toMatchObject({ processStarted: 10, bootstrapComplete: 70, loopStart: 310, listening: 400, answered: 460 });
+    expect(s.idleBeforeListening).toBe(80);
+    expect(s.idleWhileAnswering).toBeCloseTo(0.5);
+    const text = `${describeTimeline(s)}\n${describeStartupCpu(s)}`;
+    expect(text).toMatch(/460 ms {2}every example route answered \(2 requests/);
+    expect(text).toMatch(/idle \(waiting, using no CPU\) for 80 ms/);
+    expect(text).toMatch(/41\.2%\s+7\s+require\('@shop\/toolkit'\)/);
+  });
+
+  test('names what was required the way the app named it', () => {
+    expect(requiredName(path.join(ROOT, 'node_modules', 'express', 'index.js'), appFile)).toBe('express');
+    expect(requiredName(path.join(ROOT, 'node_modules', '@shop', 'toolkit', 'money.js'), appFile)).toBe('@shop/toolkit/money');
+    expect(requiredName(path.join(ROOT, 'labs', '14-slow-cold-start', 'services.js'), appFile)).toBe('./services.js');
+  });
 });
 
 test("the prof hot spot names a pattern's code, not the builtin that runs it (Node 22 and later)", () => {
@@ -235,6 +334,35 @@ describe('reading what an out-of-memory crash leaves behind', () => {
         ['fetchAll', 'held.js', 2],
         ['exportAll', 'held.js', 8],
       ]);
+    } finally {
+      removeTemp(dir);
+    }
+  });
+
+  test('a heap snapshot read as a stream is the graph JSON.parse gives, however the file is cut into chunks', async () => {
+    const { readSnapshotFile, SnapshotReader } = require('../scripts/profile/read/snapshot-file');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-snapshot-stream-'));
+    try {
+      const file = path.join(dir, 'strings.heapsnapshot');
+      // Strings that need escapes and more than one byte in UTF-8.
+      const program = `globalThis.kept = Array.from({ length: 3000 }, (_, i) => ({ name: 'Łódź "Quick" \\\\ ' + i, emoji: '😀\\n' + i }));
+        require('node:v8').writeHeapSnapshot(${JSON.stringify(file)});`;
+      const run = spawnSync(process.execPath, ['-e', program], { encoding: 'utf8', timeout: 30_000 });
+      expect(run.status).toBe(0);
+      const bytes = fs.readFileSync(file);
+      const whole = parseSnapshot(JSON.parse(bytes.toString('utf8')));
+      const same = (g) => ['type', 'name', 'id', 'size', 'firstEdge', 'edgeType', 'edgeName', 'edgeTo', 'strings'].every((k) => g[k].length === whole[k].length && g[k].every((v, i) => v === whole[k][i]));
+      const streamed = parseSnapshot(await readSnapshotFile(file));
+      expect(same(streamed)).toBe(true);
+      expect([...streamed.locations]).toEqual([...whole.locations]);
+      expect(whole.strings.some((t) => t.startsWith('Łódź "Quick" \\'))).toBe(true);
+      // Chunks of 1 to 13 bytes split every token somewhere.
+      const reader = new SnapshotReader();
+      for (let at = 0, n = 1; at < bytes.length; at += n, n = 1 + (at % 13)) reader.write(bytes.subarray(at, at + n));
+      expect(same(parseSnapshot(reader.end()))).toBe(true);
+      const cut = new SnapshotReader();
+      cut.write(bytes.subarray(0, bytes.length - 10));
+      expect(() => cut.end()).toThrow(/ends part-way through/);
     } finally {
       removeTemp(dir);
     }

@@ -10,6 +10,16 @@
 //   const cursor = orders.find({ from: '2025-03-01', to: '2025-04-01' });
 //   for await (const order of cursor) { … }   // one order at a time
 //   await cursor.toArray();                   // every order at once
+//   cursor.close();                           // done with it before its end
+//
+// Like a real database, it has a few connections, shared by every query
+// (10, the default size of node-postgres's pool): a cursor takes one with
+// its first fetch and gives it back once it has fetched its last batch, or
+// when it is closed. A query that finds them all taken waits until one is
+// given back, as pg's pool does. So a cursor left open (an export abandoned
+// half-way and never closed) holds its connection for good, and after ten
+// of them every query waits forever. orders.connections says how many are
+// in use and how many queries wait.
 //
 // The orders of 2025 (120 000 of them, about one every 4.4 minutes) are made up
 // on the fly from their number, the same every time; orders added with
@@ -21,6 +31,7 @@ const EPOCH = Date.UTC(2025, 0, 1);
 const SPACING_S = 262.8; // 120 000 orders spread over the 365 days of 2025
 const HISTORY = 120_000;
 const DEFAULT_BATCH = 1000;
+const CONNECTIONS = 10;
 
 // Country, currency, cities, streets.
 const COUNTRIES = [
@@ -101,10 +112,41 @@ function toMs(value) {
   return typeof value === 'string' ? Date.parse(value) : NaN;
 }
 
+/** The database's connections: a cursor holds one while it fetches; the rest wait their turn. */
+class ConnectionPool {
+  constructor(size) {
+    this.size = size;
+    this.inUse = 0;
+    this.queue = []; // queries waiting for a connection, first come first served
+  }
+
+  /** Resolves once the caller holds a connection. */
+  async acquire() {
+    if (this.inUse < this.size) {
+      this.inUse++;
+      return;
+    }
+    await new Promise((resolve) => this.queue.push(resolve));
+  }
+
+  /** Gives a connection back: to the query that has waited longest, if any. */
+  release() {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.inUse--;
+  }
+}
+
 /** The orders table: the history, then the orders inserted since the app started. */
 class OrdersTable {
   constructor() {
     this.inserted = [];
+    this.pool = new ConnectionPool(CONNECTIONS);
+  }
+
+  /** The connections in use, and the queries waiting for one. */
+  get connections() {
+    return { size: this.pool.size, inUse: this.pool.inUse, waiting: this.pool.queue.length };
   }
 
   get count() {
@@ -177,7 +219,7 @@ class OrdersTable {
   }
 }
 
-/** One query's results, fetched a batch at a time. */
+/** One query's results, fetched a batch at a time over one of the table's connections. */
 class Cursor {
   constructor(table, first, end, batchSize) {
     this.table = table;
@@ -187,6 +229,7 @@ class Cursor {
     this.buffer = []; // what next() has fetched and not yet returned
     this.taken = 0;
     this.closed = false;
+    this.connected = false; // holds one of the table's connections
   }
 
   /** The next batch of orders from the "server" (empty at the end): one round trip. */
@@ -198,12 +241,29 @@ class Cursor {
       return rest;
     }
     if (this.closed || this.nextOrder >= this.end) return [];
+    if (!this.connected) {
+      await this.table.pool.acquire();
+      this.connected = true;
+      if (this.closed) {
+        this.disconnect(); // closed while it waited for the connection
+        return [];
+      }
+    }
     await new Promise((resolve) => setImmediate(resolve));
+    if (this.closed) return [];
     const last = Math.min(this.end, this.nextOrder + this.batchSize);
     const batch = [];
     for (let n = this.nextOrder; n < last; n++) batch.push(this.table.read(n));
     this.nextOrder = last;
+    if (this.nextOrder >= this.end) this.disconnect(); // the last batch: the connection is free again
     return batch;
+  }
+
+  /** Gives the connection back to the table, once. */
+  disconnect() {
+    if (!this.connected) return;
+    this.connected = false;
+    this.table.pool.release();
   }
 
   /** The next order, or null after the last one. */
@@ -224,11 +284,12 @@ class Cursor {
     return all;
   }
 
-  /** Stops fetching: a closed cursor returns nothing more. */
+  /** Stops fetching and gives the connection back: a closed cursor returns nothing more. */
   close() {
     this.closed = true;
     this.buffer = [];
     this.taken = 0;
+    this.disconnect();
   }
 
   async *[Symbol.asyncIterator]() {

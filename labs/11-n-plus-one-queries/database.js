@@ -15,8 +15,9 @@
 // network: every round trip takes DATABASE_DELAY_MS longer (2 unless set),
 // as it would to a database on another machine. DATABASE_LOG=1 prints
 // PostgreSQL's statement log (log_statement = 'all'). The extension
-// pg_stat_statements is installed, so the database counts its statements
-// too. Run `node database.js` on its own to start the database alone.
+// pg_stat_statements is installed, and counts planning time too
+// (track_planning), so the database counts its statements itself. Run
+// `node database.js` on its own to start the database alone.
 //
 // The schema and its data:
 //   customers    (id, name)
@@ -25,7 +26,26 @@
 //   order_items  (order_id, line, sku, name, quantity, unit_price_cents):
 //                one to four lines per order
 // with the indexes the lab's queries need.
-
+//
+// One session, many connections. PGlite is one PostgreSQL session (one
+// backend), and pglite-socket lets many connections share it. Its 0.2.17,
+// which package.json pins exactly, queues every message of every
+// connection, one at a time, onto that session (QueryQueueManager in
+// packages/pglite-socket/src/index.ts: each message is one queue entry, run
+// in db.runExclusive()). Between two messages of one connection it keeps
+// the others out only inside a transaction block (BEGIN … COMMIT, seen
+// through PGlite's isInTransaction()); an extended-protocol round trip
+// (Parse, Bind, Describe, Execute, Sync) is not one, and its unnamed
+// statement and portal live in the shared session, so another connection's
+// Parse between them would replace them. What keeps a round trip whole is
+// timing: the handler runs the complete messages of one read in a chain of
+// promises, and each runs synchronously in WebAssembly (with this in-memory
+// file system, nothing to wait for), so another connection's bytes, which
+// wait for a setImmediate of their own, cannot come in between. wire.js
+// sends each round trip in one write, which arrives in one read unless it
+// is larger than Node reads from a socket at once (64 KiB, the size libuv
+// asks for; this lab's round trips are a few hundred bytes). A later
+// pglite-socket may queue differently: that is why the version is pinned.
 const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
@@ -180,25 +200,27 @@ async function prepare(file, progress) {
  * @param {boolean} [options.direct] serve PGlite without wire.js in front
  * @param {boolean} [options.logStatements] print PostgreSQL's statement log
  * @param {(line:string) => void} [options.progress]
+ * @param {(client:{clientAddress:string, clientPort:number}) => void} [options.onConnection]
+ *   called for every connection the database accepts
  * @returns {Promise<{url:string, directUrl:string, version:string, close:() => Promise<void>}>}
  */
-async function serveDatabase({ delayMs = DEFAULT_DELAY_MS, direct = false, logStatements = false, progress = () => {} } = {}) {
+async function serveDatabase({ delayMs = DEFAULT_DELAY_MS, direct = false, logStatements = false, progress = () => {}, onConnection = () => {} } = {}) {
   const data = await template(progress);
   const { PGlite, extensions } = loadPglite();
   const { PGLiteSocketServer } = require('@electric-sql/pglite-socket');
   const db = await PGlite.create({
     loadDataDir: new Blob([data]),
     extensions,
-    startParams: [...PGlite.defaultStartParams, ...(logStatements ? ['-c', 'log_statement=all'] : [])],
+    startParams: [...PGlite.defaultStartParams, '-c', 'pg_stat_statements.track_planning=on', ...(logStatements ? ['-c', 'log_statement=all'] : [])],
     onStderr: (line) => {
       if (logStatements) console.log(line);
       return false;
     },
   });
-  // PGlite is one PostgreSQL session; pglite-socket queues the messages of
-  // every connection onto it, a round trip at a time (and a transaction at
-  // a time: while one connection is inside BEGIN … COMMIT, the others wait).
+  // One session for every connection (see the top of this file): while one
+  // connection is inside BEGIN … COMMIT, the others wait.
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 100 });
+  server.addEventListener('connection', (event) => onConnection(event.detail));
   await server.start();
   const directUrl = `postgres://postgres@127.0.0.1:${server.port}/postgres`;
   const { rows } = await db.query('SHOW server_version');
@@ -252,7 +274,11 @@ if (require.main === module) {
   // Started by an app (or the check): when it is gone, so is the reason to
   // run, even half-way through start-up.
   if (process.send) process.on('disconnect', () => process.exit(0));
-  serveDatabase({ delayMs, direct, logStatements: process.env.DATABASE_LOG === '1', progress: say }).then(
+  // Every connection the database accepted, by the client's port: the check
+  // asks for them, to find connections that did not come through its wire.
+  const accepted = [];
+  if (process.send) process.on('message', (m) => m && m.ask === 'connections' && process.send({ connections: accepted }, () => {}));
+  serveDatabase({ delayMs, direct, logStatements: process.env.DATABASE_LOG === '1', progress: say, onConnection: (c) => accepted.push(c.clientPort) }).then(
     (database) => {
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       if (!direct) {

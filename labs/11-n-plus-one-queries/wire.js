@@ -1,16 +1,19 @@
 'use strict';
 // The network between the app and its database. A small TCP proxy that
-// reads just enough of PostgreSQL's wire protocol (the messages a client
-// sends: https://www.postgresql.org/docs/current/protocol-message-formats.html)
+// reads just enough of PostgreSQL's wire protocol, in both directions
+// (https://www.postgresql.org/docs/current/protocol-message-formats.html),
 // to do three things:
 //
 // - Hold every round trip for a fixed delay before it reaches the database,
 //   as a network between two machines does (DATABASE_DELAY_MS in the lab;
-//   the check's d). A query that waits for the one before it pays the delay
-//   again; queries sent together pay it once.
-// - Tell whoever listens about every statement the app sends, as it
-//   arrives: its SQL, and whether it reads data, controls a transaction or
-//   changes something. The check counts them per request.
+//   the check's d). The whole delay is added on the way in, once per round
+//   trip; the answer comes back at once. A query that waits for the one
+//   before it pays the delay again; queries sent together pay it once.
+// - Tell whoever listens about every statement the database ran, as its
+//   answer comes back: the command tag PostgreSQL reports for it
+//   (CommandComplete: "SELECT 20", "INSERT 0 1", "CREATE FUNCTION"…), which
+//   says what the database did whatever the SQL looked like, and the SQL
+//   the app sent for it. The check counts them per request.
 // - Keep each connection's named prepared statements its own. PGlite is one
 //   PostgreSQL session, shared by every connection pglite-socket accepts, so
 //   two connections that prepare a statement of the same name would
@@ -69,6 +72,45 @@ class MessageReader {
   }
 }
 
+/**
+ * Splits the server's byte stream into whole messages: a type byte and an
+ * int32 length, except the one-byte answer ('N', 'S' or 'G') to each SSL or
+ * GSSAPI request the client sent (`expectAnswer()` says one is coming).
+ */
+class BackendReader {
+  constructor() {
+    this.pending = Buffer.alloc(0);
+    this.answers = 0;
+  }
+
+  expectAnswer() {
+    this.answers++;
+  }
+
+  /** @returns {Array<{type:string, body:Buffer}>} the messages now complete */
+  push(chunk) {
+    this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    const out = [];
+    for (;;) {
+      if (this.answers > 0) {
+        if (this.pending.length < 1) break;
+        this.answers--;
+        out.push({ type: 'encryption-answer', body: this.pending.subarray(0, 1) });
+        this.pending = this.pending.subarray(1);
+        continue;
+      }
+      if (this.pending.length < 5) break;
+      const length = this.pending.readInt32BE(1);
+      if (length < 4) throw new Error(`the database sent a message of impossible length ${length}`);
+      if (this.pending.length < 1 + length) break;
+      out.push({ type: String.fromCharCode(this.pending[0]), body: this.pending.subarray(5, 1 + length) });
+      this.pending = this.pending.subarray(1 + length);
+    }
+    if (this.pending.length && this.pending.byteOffset) this.pending = Buffer.from(this.pending);
+    return out;
+  }
+}
+
 /** Reads the NUL-terminated strings at the start of a message body. */
 function cstrings(body, count, from = 0) {
   const values = [];
@@ -94,152 +136,117 @@ const cstring = (s) => Buffer.from(`${s}\0`, 'utf8');
 
 /**
  * Follows one connection's extended-protocol state (which SQL each named
- * statement and portal holds) and gives prepared statements and portals
- * names of their own on the shared session.
+ * statement and portal holds), gives prepared statements and portals names
+ * of their own on the shared session, and keeps, in order, what the server
+ * owes an answer to (`owed`): each simple Query, each Execute, each Sync and
+ * each function call. The server answers them in the order they were sent,
+ * so each answer can be matched with the SQL it came from.
  */
 class Session {
   constructor(prefix) {
     this.prefix = prefix;
     this.statements = new Map(); // name as the client knows it -> SQL
     this.portals = new Map(); // portal name -> SQL
+    this.owed = []; // {kind:'query'|'execute'|'call'|'sync', sql, sentAt, results}
   }
 
   name(n) {
     return n === '' ? '' : this.prefix + n;
   }
 
-  /**
-   * @returns {{raw:Buffer, sql?:string, executed?:string}} the message to
-   *   forward; `sql` when it carries a simple query, `executed` when it
-   *   executes a prepared statement (its SQL)
-   */
-  read({ type, raw }) {
+  /** @returns {Buffer} the message to forward to the database */
+  read({ type, raw }, now = performance.now()) {
     const body = raw.subarray(5);
     switch (type) {
       case 'Q':
-        return { raw, sql: cstrings(body, 1).values[0] };
+        this.owed.push({ kind: 'query', sql: cstrings(body, 1).values[0], sentAt: now, results: 0 });
+        return raw;
       case 'P': {
         const { values: [name, sql], rest } = cstrings(body, 2);
         this.statements.set(name, sql);
-        return { raw: name ? message('P', [cstring(this.name(name)), cstring(sql), body.subarray(rest)]) : raw };
+        return name ? message('P', [cstring(this.name(name)), cstring(sql), body.subarray(rest)]) : raw;
       }
       case 'B': {
         const { values: [portal, statement], rest } = cstrings(body, 2);
         this.portals.set(portal, this.statements.get(statement) ?? '');
-        return { raw: portal || statement ? message('B', [cstring(this.name(portal)), cstring(this.name(statement)), body.subarray(rest)]) : raw };
+        return portal || statement ? message('B', [cstring(this.name(portal)), cstring(this.name(statement)), body.subarray(rest)]) : raw;
       }
       case 'E': {
         const { values: [portal], rest } = cstrings(body, 1);
-        return { raw: portal ? message('E', [cstring(this.name(portal)), body.subarray(rest)]) : raw, executed: this.portals.get(portal) ?? '' };
+        this.owed.push({ kind: 'execute', sql: this.portals.get(portal) ?? '', sentAt: now });
+        return portal ? message('E', [cstring(this.name(portal)), body.subarray(rest)]) : raw;
       }
+      case 'F':
+        this.owed.push({ kind: 'call', sql: `(a function called by its oid, ${body.readInt32BE(0)})`, sentAt: now });
+        return raw;
+      case 'S':
+        this.owed.push({ kind: 'sync' });
+        return raw;
       case 'D':
       case 'C': {
         const kind = body.subarray(0, 1);
         const { values: [name] } = cstrings(body, 1, 1);
         if (type === 'C') (kind.toString() === 'S' ? this.statements : this.portals).delete(name);
-        return { raw: name ? message(type, [kind, cstring(this.name(name))]) : raw };
+        return name ? message(type, [kind, cstring(this.name(name))]) : raw;
       }
       default:
-        return { raw };
+        return raw;
     }
+  }
+
+  /**
+   * One message from the server. A statement's end (CommandComplete, a
+   * portal suspended at its row limit, an error, a function's result) comes
+   * back as `{tag, sql, sentAt, index}`: the command tag ('ERROR' for an
+   * error, 'SUSPENDED' for a portal that stopped at its row limit), the SQL
+   * it answered (a simple query's whole text, its `index`-th statement), and
+   * when that was sent. Anything else returns null.
+   */
+  answer({ type, body }) {
+    if (type === 'Z') {
+      // Ready for the next query: everything up to this Sync or simple Query
+      // is answered (Executes after an error are skipped by the server).
+      while (this.owed.length) {
+        const item = this.owed.shift();
+        if (item.kind === 'sync' || item.kind === 'query') break;
+      }
+      return null;
+    }
+    if (!['C', 's', 'E', 'V'].includes(type)) return null;
+    const head = this.owed.find((item) => item.kind !== 'sync');
+    // An error with nothing owed (a failed startup) is not a statement.
+    if (!head || this.owed[0].kind === 'sync') return null;
+    if (head.kind !== 'query') this.owed.shift();
+    else head.results++;
+    const tag = type === 'C' ? cstrings(body, 1).values[0] : type === 's' ? 'SUSPENDED' : type === 'E' ? 'ERROR' : 'FUNCTION CALL';
+    return { tag, sql: head.sql, sentAt: head.sentAt, index: head.kind === 'query' ? head.results : 1 };
   }
 }
 
-/**
- * The statements in a string of SQL, split at the semicolons that end them
- * (not those inside strings, quoted names, dollar quotes or comments). Each
- * comes with `code`, the statement with its literals and comments blanked
- * out, for telling what kind of statement it is.
- * @returns {Array<{text:string, code:string}>}
- */
-function splitStatements(sql) {
-  const statements = [];
-  let text = '';
-  let code = '';
-  const finish = () => {
-    if (code.trim()) statements.push({ text: text.trim(), code: code.trim() });
-    text = '';
-    code = '';
-  };
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i];
-    const next = sql[i + 1];
-    let end = i + 1;
-    let blank = false;
-    if (c === '-' && next === '-') {
-      end = sql.indexOf('\n', i);
-      end = end < 0 ? sql.length : end;
-      blank = true;
-    } else if (c === '/' && next === '*') {
-      let depth = 0;
-      let j = i;
-      while (j < sql.length) {
-        if (sql[j] === '/' && sql[j + 1] === '*') (depth++, (j += 2));
-        else if (sql[j] === '*' && sql[j + 1] === '/') {
-          depth--;
-          j += 2;
-          if (depth === 0) break;
-        } else j++;
-      }
-      end = j;
-      blank = true;
-    } else if (c === "'" || c === '"') {
-      // E'…' strings take backslash escapes; others only a doubled quote.
-      const escapes = c === "'" && /[eE]/.test(sql[i - 1] || '') && !/[\w$]/.test(sql[i - 2] || '');
-      let j = i + 1;
-      while (j < sql.length) {
-        if (escapes && sql[j] === '\\') j += 2;
-        else if (sql[j] === c && sql[j + 1] === c) j += 2;
-        else if (sql[j] === c) break;
-        else j++;
-      }
-      end = Math.min(j + 1, sql.length);
-      blank = c === "'";
-    } else if (c === '$' && !/[\w$]/.test(sql[i - 1] || '')) {
-      const tag = /^\$([A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)?\$/.exec(sql.slice(i));
-      if (tag) {
-        const close = sql.indexOf(tag[0], i + tag[0].length);
-        end = close < 0 ? sql.length : close + tag[0].length;
-        blank = true;
-      }
-    } else if (c === ';') {
-      finish();
-      i++;
-      continue;
-    }
-    const piece = sql.slice(i, end);
-    text += piece;
-    code += blank ? ' '.repeat(piece.length) : piece;
-    i = end;
-  }
-  finish();
-  return statements;
+// What a command tag says the statement did. Transaction control, session
+// settings and the handling of cursors and prepared statements are round
+// trips but not queries; every other statement is a query. Of those, the
+// tags below changed something for certain; a tag such as "SELECT 1" can
+// still hide a change (SELECT … INTO, setval(), a function that writes),
+// which the check learns from the database's transaction ids instead.
+const CONTROL_TAGS = new Set([
+  'BEGIN', 'START TRANSACTION', 'COMMIT', 'ROLLBACK', 'SAVEPOINT', 'RELEASE', 'SET', 'RESET', 'SHOW',
+  'PREPARE', 'DEALLOCATE', 'DEALLOCATE ALL', 'DISCARD ALL', 'DISCARD PLANS', 'DISCARD SEQUENCES', 'DISCARD TEMP',
+  'DECLARE CURSOR', 'CLOSE CURSOR', 'CLOSE CURSOR ALL', 'LISTEN', 'UNLISTEN', 'SET CONSTRAINTS',
+]);
+const CHANGE_TAGS = /^(INSERT|UPDATE|DELETE|MERGE|CREATE|ALTER|DROP|TRUNCATE|GRANT|REVOKE|COMMENT|SECURITY LABEL|REFRESH|CLUSTER|REINDEX|VACUUM|ANALYZE|IMPORT|REASSIGN|LOCK|NOTIFY|PREPARE TRANSACTION|COMMIT PREPARED|ROLLBACK PREPARED|CALL)\b/;
+
+/** The command of a tag, without its row counts: "INSERT 0 1" -> "INSERT". */
+function commandOf(tag) {
+  return tag.replace(/(\s\d+)+$/, '');
 }
 
-// The first word of a statement says what it does. Reads are what the check
-// counts as queries; transaction control and session settings are round
-// trips but not queries; anything else changes the database.
-const READS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE', 'EXECUTE', 'EXPLAIN', 'FETCH', 'MOVE', 'DECLARE']);
-const CONTROL = new Set(['BEGIN', 'START', 'COMMIT', 'END', 'ROLLBACK', 'ABORT', 'SAVEPOINT', 'RELEASE', 'PREPARE', 'DEALLOCATE', 'SET', 'RESET', 'SHOW', 'DISCARD', 'CLOSE', 'LISTEN', 'UNLISTEN']);
-
-/** 'read', 'control' or 'change', from a statement's `code` (see splitStatements). */
-function kindOf(code) {
-  const word = (/^[\s(]*([A-Za-z]+)/.exec(code) || [])[1]?.toUpperCase();
-  if (CONTROL.has(word)) return 'control';
-  if (!READS.has(word)) return 'change';
-  // A WITH can hold an INSERT, UPDATE or DELETE, and SELECT … INTO creates a
-  // table; FOR UPDATE and FOR NO KEY UPDATE only lock the rows they read.
-  const words = code.toUpperCase().replace(/\bFOR\s+(NO\s+KEY\s+)?UPDATE\b/g, ' ');
-  if (word === 'WITH' && /\b(INSERT|UPDATE|DELETE|MERGE)\b/.test(words)) return 'change';
-  if (word === 'SELECT' && /\bINTO\b/.test(words)) return 'change';
-  if (word === 'EXPLAIN' && /\bANALYZE\b/.test(words) && /\b(INSERT|UPDATE|DELETE|MERGE)\b/.test(words)) return 'change';
+/** 'control', 'change' or 'read', from a statement's command tag. */
+function kindOfTag(tag) {
+  const command = commandOf(tag);
+  if (CONTROL_TAGS.has(command)) return 'control';
+  if (CHANGE_TAGS.test(command)) return 'change';
   return 'read';
-}
-
-/** One statement as the proxy saw it. */
-function statementOf(text, code, connection, protocol) {
-  return { connection, at: performance.now(), protocol, kind: kindOf(code), text };
 }
 
 let nextConnection = 1;
@@ -251,39 +258,53 @@ let nextConnection = 1;
  *   where the database listens (a promise: the proxy can take connections before the
  *   database is up, and holds them until it is)
  * @param {number} [options.delayMs=0] how long each round trip is held before it is sent on
- * @param {(statement:{connection:number, at:number, protocol:'simple'|'extended',
- *   kind:'read'|'control'|'change', text:string}) => void} [options.onStatement]
+ * @param {(statement:{connection:number, at:number, sentAt:number, tag:string, command:string,
+ *   kind:'read'|'control'|'change', text:string, index:number}) => void} [options.onStatement]
+ *   called as each statement's answer comes back (`at`; `sentAt` is when the
+ *   app sent it, before the delay); `text` is the SQL it came from
  * @param {number} [options.port=0]
- * @returns {Promise<{port:number, url:string, connections:() => number, close:() => Promise<void>}>}
+ * @returns {Promise<{port:number, url:string, connections:() => number,
+ *   upstreamPorts:() => number[], settled:() => Promise<void>, close:() => Promise<void>}>}
  */
 async function startWire({ upstream, delayMs = 0, onStatement = () => {}, port = 0 }) {
   const sockets = new Set();
   const timers = new Set();
+  const connecting = new Set(); // connections to the database not yet made (or failed)
+  const upstreamPorts = []; // the local port of each connection made to the database
   let opened = 0;
 
   const server = net.createServer((client) => {
     const id = nextConnection++;
     opened++;
     const reader = new MessageReader();
+    const replies = new BackendReader();
     const session = new Session(`wire${id}_`);
     const queue = []; // round trips waiting out their delay: { at, bytes }
     let batch = [];
     let database = null;
     let timer = null;
+    let ended = false;
     sockets.add(client);
     client.setNoDelay(true);
 
     const end = () => {
+      if (ended) return;
+      ended = true;
       client.destroy();
-      if (database) database.destroy();
+      // A connection still being made is ended once it is made (or fails):
+      // until then the proxy cannot know its port, and the database may
+      // already have accepted it.
+      if (database && database.connecting) database.once('connect', () => database.destroy());
+      else if (database) database.destroy();
       if (timer) (clearTimeout(timer), timers.delete(timer));
       sockets.delete(client);
       if (database) sockets.delete(database);
     };
 
     // Sends every round trip whose delay is over, in order, one write each:
-    // pglite-socket runs the messages of one write together, so a round
-    // trip is never interleaved with another connection's.
+    // pglite-socket runs the messages of one read one after another with no
+    // other connection's in between (database.js says why), so a round trip
+    // is never interleaved with another connection's.
     const release = () => {
       if (timer) (timers.delete(timer), (timer = null));
       if (!database || database.connecting) return;
@@ -296,41 +317,59 @@ async function startWire({ upstream, delayMs = 0, onStatement = () => {}, port =
     };
 
     client.on('data', (chunk) => {
-      let messages;
+      const now = performance.now();
       try {
-        messages = reader.push(chunk);
+        for (const m of reader.push(chunk)) {
+          if (m.type === 'encryption') replies.expectAnswer();
+          batch.push(session.read(m, now));
+          if (m.type.length > 1 || ROUND_TRIP_ENDS.has(m.type)) {
+            queue.push({ at: now + delayMs, bytes: Buffer.concat(batch) });
+            batch = [];
+          }
+        }
       } catch (err) {
+        // Not PostgreSQL's protocol: say so the way a server would, and hang up.
         client.end(message('E', [Buffer.from(`SFATAL\0C08P01\0M${err.message}\0\0`)]));
         end();
         return;
-      }
-      for (const m of messages) {
-        const read = session.read(m);
-        if (read.sql !== undefined) for (const s of splitStatements(read.sql)) onStatement(statementOf(s.text, s.code, id, 'simple'));
-        if (read.executed !== undefined) {
-          const [s = { text: read.executed, code: read.executed }] = splitStatements(read.executed);
-          onStatement(statementOf(s.text, s.code, id, 'extended'));
-        }
-        batch.push(read.raw);
-        if (m.type.length > 1 || ROUND_TRIP_ENDS.has(m.type)) {
-          queue.push({ at: performance.now() + delayMs, bytes: Buffer.concat(batch) });
-          batch = [];
-        }
       }
       if (!timer) release();
     });
     client.on('error', end);
     client.on('close', end);
 
+    const fromDatabase = (chunk) => {
+      client.write(chunk);
+      let messages;
+      try {
+        messages = replies.push(chunk);
+      } catch {
+        end();
+        return;
+      }
+      const now = performance.now();
+      for (const m of messages) {
+        const done = session.answer(m);
+        if (!done) continue;
+        onStatement({ connection: id, at: now, sentAt: done.sentAt, tag: done.tag, command: commandOf(done.tag), kind: done.tag === 'SUSPENDED' || done.tag === 'ERROR' ? 'read' : kindOfTag(done.tag), text: done.sql, index: done.index });
+      }
+    };
+
     Promise.resolve(upstream).then(
       ({ host, port: upstreamPort }) => {
         if (client.destroyed) return;
         database = net.connect({ host, port: upstreamPort, noDelay: true });
         sockets.add(database);
-        database.on('connect', release);
-        database.on('data', (chunk) => client.write(chunk));
-        database.on('error', end);
-        database.on('close', end);
+        connecting.add(database);
+        const made = () => connecting.delete(database);
+        database.on('connect', () => {
+          upstreamPorts.push(database.localPort);
+          made();
+          release();
+        });
+        database.on('data', fromDatabase);
+        database.on('error', () => (made(), end()));
+        database.on('close', () => (made(), end()));
       },
       () => end(),
     );
@@ -346,6 +385,13 @@ async function startWire({ upstream, delayMs = 0, onStatement = () => {}, port =
     url: `postgres://postgres@127.0.0.1:${listening}/postgres`,
     /** How many connections the app has opened through the proxy so far. */
     connections: () => opened,
+    /** The local port of every connection the proxy has made to the database, in order. */
+    upstreamPorts: () => [...upstreamPorts],
+    /** Resolves once no connection to the database is still being made (at most 2 s). */
+    async settled() {
+      const deadline = performance.now() + 2000;
+      while (connecting.size && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    },
     close: () =>
       new Promise((resolve) => {
         for (const t of timers) clearTimeout(t);
@@ -355,4 +401,4 @@ async function startWire({ upstream, delayMs = 0, onStatement = () => {}, port =
   };
 }
 
-module.exports = { startWire, splitStatements, kindOf, MessageReader, Session };
+module.exports = { startWire, kindOfTag, commandOf, MessageReader, BackendReader, Session };

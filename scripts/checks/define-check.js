@@ -125,6 +125,14 @@ function problemsOf(spec, tools) {
   need(Array.isArray(used), 'tools must be a list');
   if (tools) for (const t of used) need(tools.includes(t), `tools names "${t}", which \`workbook profile\` does not have`);
 
+  const cpu = spec.cpuProfile;
+  need(cpu === undefined || (cpu && typeof cpu === 'object'), 'cpuProfile must be an object');
+  if (cpu && typeof cpu === 'object') {
+    need(cpu.from === undefined || cpu.from === 'start' || cpu.from === 'load', `cpuProfile.from is ${JSON.stringify(cpu.from)}, not 'start' or 'load'`);
+    need(cpu.idle === undefined || typeof cpu.idle === 'boolean', 'cpuProfile.idle must be true or false');
+    need(cpu.callersOf === undefined || (Array.isArray(cpu.callersOf) && cpu.callersOf.every((n) => typeof n === 'string')), 'cpuProfile.callersOf must be a list of function names');
+  }
+
   const findings = spec.findings || {};
   need(typeof findings === 'object', 'findings must be an object: tool name → RegExp');
   for (const [tool, pattern] of Object.entries(findings)) {
@@ -171,6 +179,10 @@ function problemsOf(spec, tools) {
  *   (markdown: `code` and **bold**)
  * @param {Array<{load:true}|{tool:string}>} [spec.captures] what capture.js records for the walkthrough
  * @param {string[]} [spec.tools] the `workbook profile` tools its walkthrough teaches (tool matrix rows)
+ * @param {{from?:'start'|'load', idle?:boolean, callersOf?:string[]}} [spec.cpuProfile] what
+ *   `workbook profile --tool cpu` reads for this lab beyond its usual tables: the profile from
+ *   the load's start (leaving the app's start-up out), the share of idle samples, the callers
+ *   (outside Node.js and V8) of native functions such as `writev`
  * @param {Record<string, RegExp>} [spec.findings] what a tool must print on the starter, for the
  *   extended suite's profiler tests (e.g. the hot frame and its line in app.js)
  * @param {object[]} [spec.charts] what the site draws from a result

@@ -106,7 +106,8 @@ function formatResult(result) {
     out.push('');
     out.push(bold('For information (not judged)'));
     for (const item of result.info) {
-      out.push(`  ${item.label}: ${formatNumber(item.value, item.unit)}`);
+      // An item that is a sentence, not a figure (NaN here, null once saved as JSON), shows its label alone.
+      out.push(Number.isFinite(item.value) ? `  ${item.label}: ${formatNumber(item.value, item.unit)}` : `  ${item.label}`);
       if (item.text) out.push(dim(`      ${item.text}`));
     }
   }

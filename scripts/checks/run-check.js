@@ -190,4 +190,16 @@ function environment() {
   };
 }
 
-module.exports = { runCheck, environment };
+/**
+ * `once()` (a check), run once more when its verdict is "too noisy, rerun",
+ * as the check advises a learner; any other verdict, right or wrong, is
+ * kept. `onRerun(result)` hears of the noisy one first.
+ */
+async function rerunIfNoisy(once, onRerun = () => {}) {
+  const result = await once();
+  if (result.verdict !== 'noisy') return result;
+  onRerun(result);
+  return once();
+}
+
+module.exports = { runCheck, environment, rerunIfNoisy };

@@ -52,6 +52,8 @@ function finding(tool, out) {
     report: /The app died after ([\d.]+) s /,
     'oom-snapshot': /awaited by .* at \S+?([\w-]+\.js):(\d+)/,
     inspect: /^\s+#0 (\S+) \S+?([\w-]+\.js):(\d+)/m,
+    // The first line of "Where the start's CPU went": the biggest thing the app's top level did.
+    startup: /^Where the start's CPU went.*\n.*\n\s+([\d.]+%)\s+[\d,]+\s+(\S+)/m,
   };
   const m = patterns[tool] && patterns[tool].exec(out);
   if (!m) return '';
@@ -62,6 +64,7 @@ function finding(tool, out) {
   if (tool === 'report') return `died after ${m[1]} s`;
   if (tool === 'oom-snapshot') return `held in ${m[1]}:${m[2]}`;
   if (tool === 'inspect') return `paused in ${m[1]} (${m[2]}:${m[3]})${/Every variable reads the same on the next pass/.test(out) ? ', not moving' : ''}`;
+  if (tool === 'startup') return `${m[2]} ${m[1]}`;
   return '';
 }
 

@@ -72,6 +72,7 @@ async function startProbed(file, { timeoutMs, nodeArgs, env, output, launch, cwd
   // every mode (`workbook run` gives it 3000): 0 would tell it a check.
   const port = env.PORT === undefined || String(env.PORT) === '0' ? String(await freePort()) : String(env.PORT);
   const baseEnv = { ...process.env, HOST: '127.0.0.1', ...env, PORT: port };
+  const spawnedAt = performance.timeOrigin + performance.now();
   const child = children.track(
     // The probe is preloaded through NODE_OPTIONS alone (it takes itself out
     // again before the app runs): nothing in process.execArgv but the flags
@@ -90,6 +91,7 @@ async function startProbed(file, { timeoutMs, nodeArgs, env, output, launch, cwd
   );
   const handle = new AppHandle(child, file, census);
   handle.launch = launch;
+  handle.spawnedAt = spawnedAt;
   if (output) {
     child.stdout.pipe(output, { end: false });
     child.stderr.pipe(output, { end: false });
@@ -124,6 +126,10 @@ class AppHandle {
     this.pid = child.pid;
     this.port = null;
     this.url = null;
+    // When it was spawned and when it reported listening, in ms since the
+    // epoch on this process's clock (a start-up check times the start).
+    this.spawnedAt = null;
+    this.listeningAt = null;
     this.output = new OutputTail();
     this.exit = null; // {code, signal} once the process has ended
     this.stopping = false;
@@ -153,6 +159,7 @@ class AppHandle {
   onMessage(message) {
     if (!message || typeof message !== 'object') return;
     if (message.type === 'listening' && !this.port) {
+      this.listeningAt = performance.timeOrigin + performance.now();
       const { address, port } = message.address;
       this.port = port;
       const host = address.includes(':') ? `[${address}]` : address;
@@ -351,6 +358,16 @@ class AppHandle {
    */
   async requestCosts() {
     return (await this.ask('costs:read')).requests;
+  }
+
+  /**
+   * The app's start as its own clock saw it: performance.nodeTiming, and
+   * when it started listening, received its first request and sent the
+   * last of its first responses (ms since its timeOrigin), each with the
+   * event loop's idle time and the CPU used (ms) until then.
+   */
+  startupTimeline() {
+    return this.ask('startup');
   }
 
   /** The app's active resources by type, e.g. { FSReqCallback: 3, TCPWRAP: 2 }. */

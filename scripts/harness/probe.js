@@ -132,6 +132,7 @@ function watchEventLoopDelay() {
 function trackServers() {
   const servers = new Set();
   const costs = costRecorder();
+  const timeline = startupTimeline();
   let served = 0;
   const listen = net.Server.prototype.listen;
   net.Server.prototype.listen = function probedListen(...args) {
@@ -141,17 +142,53 @@ function trackServers() {
       // created) may do all its work synchronously in its listener.
       this.prependListener('request', (req, res) => {
         served++;
+        timeline.request(res);
         if (costs.recording) costs.watch(req, res);
       });
     }
     this.once('listening', () => {
+      timeline.listening();
       const address = this.address();
       if (address && typeof address === 'object') report({ type: 'listening', address });
     });
     this.once('close', () => servers.delete(this));
     return listen.apply(this, args);
   };
-  return { all: servers, served: () => served, costs };
+  return { all: servers, served: () => served, costs, timeline };
+}
+
+/**
+ * The app's start, as the app's own clock saw it: when its first server
+ * started listening, when its first request arrived, and when the last of
+ * its first 64 responses was sent, each with the time the main thread had
+ * spent idle in its event loop until then (waiting, with nothing to run:
+ * performance.eventLoopUtilization().idle) and the CPU the process had used.
+ * Only the first requests are watched, so a load pays nothing for it.
+ */
+function startupTimeline() {
+  const WATCHED = 64;
+  let watched = 0;
+  const marks = { listening: null, firstRequest: null, lastResponse: null };
+  const moment = () => {
+    const { user, system } = process.cpuUsage();
+    return { at: performance.now(), idle: performance.eventLoopUtilization().idle, cpu: (user + system) / 1000 };
+  };
+  return {
+    listening() {
+      marks.listening ??= moment();
+    },
+    request(res) {
+      marks.firstRequest ??= moment();
+      if (watched < WATCHED) {
+        watched++;
+        res.once('finish', () => (marks.lastResponse = moment()));
+      }
+    },
+    read() {
+      const { nodeStart, v8Start, environment, bootstrapComplete, loopStart } = performance.nodeTiming;
+      return { timeOrigin: performance.timeOrigin, nodeTiming: { nodeStart, v8Start, environment, bootstrapComplete, loopStart }, ...marks, now: moment() };
+    },
+  };
 }
 
 /**
@@ -330,6 +367,8 @@ function processHandlers(servers, shutdown) {
       const { user, system } = cpuUsage();
       return { user, system, total: user + system, served: servers.served() };
     },
+    // The app's start as its own clock saw it (see startupTimeline).
+    startup: () => servers.timeline.read(),
     // Per-request CPU time: start recording, or read and stop.
     'costs:start': () => {
       servers.costs.list = [];

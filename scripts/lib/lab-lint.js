@@ -122,6 +122,31 @@ function lintWalkthrough(lab, root, rel, shippedText) {
     else if (!found.includes(block.content.replace(/\n$/, ''))) problems.push(`${where}:${block.line}: the excerpt of ${block.title} is not in that file as written`);
   }
   problems.push(...lintSolutionCode(lab, root, where, text, w, shippedText));
+  problems.push(...lintFolded(where, text));
+  for (const c of w.counts.filter((c) => c.inline)) {
+    problems.push(`${where}:${c.line}: a count marker mid-sentence ("${c.written}<!-- count: ${c.key} -->"): name it at the end of its paragraph instead, <!-- counts: ${c.written} = ${c.key} -->`);
+  }
+  return problems;
+}
+
+/**
+ * The hints and the fix stay folded in the raw file: a learner reading the
+ * README on GitHub or in an editor sees neither unless they open it. Each of
+ * the two sections holds one <details> around all its content (the site
+ * drops the one around the hints and folds each hint on its own).
+ */
+function lintFolded(where, text) {
+  const problems = [];
+  const lines = text.split('\n');
+  for (const title of ['Hints', 'Fix']) {
+    const start = lines.findIndex((l) => l.trim() === `## ${title}`);
+    if (start < 0) continue;
+    let end = start + 1;
+    while (end < lines.length && !/^## /.test(lines[end])) end++;
+    const body = lines.slice(start + 1, end).map((l) => l.trim()).filter(Boolean);
+    const folded = body[0] === '<details>' && /^<summary>.+<\/summary>$/.test(body[1] || '') && body.at(-1) === '</details>' && body.filter((l) => l === '<details>').length === 1;
+    if (!folded) problems.push(`${where}:${start + 1}: the "${title}" section must be folded in one <details><summary>…</summary> … </details> (learners read the README raw)`);
+  }
   return problems;
 }
 

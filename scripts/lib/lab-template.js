@@ -49,13 +49,25 @@ function walkthrough(id, title, fullSlug) {
   const route = solution().split('\n').slice(6, 9);
   const body = {
     'The symptom': 'TODO: what a user of this service sees, in one paragraph.',
-    Hints: '1. TODO: the first rung: where to look.\n2. TODO: the second rung: what the profile says.\n3. TODO: the third rung: which change, without its code.',
+    Hints: [
+      '<details>',
+      `<summary>The hints, from where to look to nearly the answer (try without them first; <code>npx workbook hint ${id}</code> shows one at a time)</summary>`,
+      '',
+      '1. TODO: the first rung: where to look.\n2. TODO: the second rung: what the profile says.\n3. TODO: the third rung: which change, without its code.',
+      '',
+      '</details>',
+    ].join('\n'),
     Fix: [
+      '<details>',
+      '<summary>The fix, in words (try the hints first)</summary>',
+      '',
       'TODO: the fix, explained in words. Its code stays out of this file (learners read it raw):',
       'a solution-code directive names the solution\'s lines, and the site folds them in',
       '(scripts/lib/solution-code.js; `npx workbook dev pin` pins them again after a change).',
       '',
       `<!-- solution-code: The reference fix\nsolutions/${fullSlug}/app.js 7-9 #${pinOf(route)}\n-->`,
+      '',
+      '</details>',
     ].join('\n'),
     Verify: `\`\`\`sh\nnpx workbook check ${id}\n\`\`\``,
   };
@@ -173,7 +185,7 @@ TODO: one moment worth showing on the projector before learners try it.
 `;
 
 const MARGINS = {
-  about: 'Measured by `npm run bench -- --runs 10 [--hog] --write`. TODO: run it on Node 20 and 24, idle and with hogs.',
+  about: "Measured by `npm run bench -- --runs 10 [--hog] --write`: per gate and side, the median figure divided by its threshold (ratio) and the worst run's margin (positive: inside the threshold by that factor; negative: past it). One row per Node version and number of CPU hogs.",
   machine: null,
   benches: [],
 };

@@ -4,7 +4,7 @@
 // threshold, and how many verdicts were right. Used by `npm run bench`
 // (many runs, optionally with CPU hogs) and `workbook verify` (one run).
 
-const { runCheck } = require('../checks/run-check');
+const { runCheck, rerunIfNoisy } = require('../checks/run-check');
 const { materializeShipped } = require('./shipped');
 const { median } = require('../harness/stats');
 
@@ -15,7 +15,7 @@ const { median } = require('../harness/stats');
  * @param {(event:{side:string, run:number, result:object, right:boolean}) => void} [options.onResult]
  * @param {(event:{side:string, run:number}) => void} [options.onStart]
  */
-async function measureLab(lab, { runs = 1, onResult = () => {}, onStart = () => {} } = {}) {
+async function measureLab(lab, { runs = 1, rerunNoisy = false, onResult = () => {}, onStart = () => {} } = {}) {
   const shipped = materializeShipped(lab);
   if (shipped.error) throw new Error(`cannot measure lab ${lab.id}: ${shipped.error}`);
   const sides = {
@@ -25,8 +25,16 @@ async function measureLab(lab, { runs = 1, onResult = () => {}, onStart = () => 
   for (let run = 1; run <= runs; run++) {
     for (const [side, s] of Object.entries(sides)) {
       onStart({ side, run });
-      // Every gate, every time: margins are figures, not verdicts.
-      const result = await runCheck(lab, { app: s.app, early: false });
+      // Every gate, every time: margins are figures, not verdicts. "Too
+      // noisy, rerun" declines to judge: with rerunNoisy (verify), it is run
+      // once more; the bench counts it as it is.
+      const once = () => runCheck(lab, { app: s.app, early: false });
+      const result = rerunNoisy
+        ? await rerunIfNoisy(once, (noisy) => {
+            onResult({ side, run, result: noisy, right: false, retrying: true });
+            onStart({ side, run });
+          })
+        : await once();
       s.results.push(result);
       onResult({ side, run, result, right: result.verdict === s.expect });
     }

@@ -20,7 +20,12 @@
 //   that starts a server must close it itself (after fastify.inject, or after
 //   one request to the port it got); one that shows a fragment belongs in
 //   prose or in an excerpt, not in an untitled block. Output blocks are
-//   ```text, commands ```sh: neither is run.
+//   ```text, commands ```sh: neither is run, except a command block marked
+//   with the program that runs it as written (```sh test="labs/…/x.js"):
+//   the docs tests run that program from the repository's root with the
+//   block's text in WORKBOOK_DOCS_COMMAND and PORT=0, and it passes when the
+//   program exits with code 0 within 90 s (e.g. lab 09's post-mortem
+//   command, which needs a load from a second process to end).
 // - A number in the prose that the code defines is named in a COUNTS
 //   MARKER, an HTML comment at the end of its paragraph (GitHub and the site
 //   show nothing), which gives each number as written and its source:
@@ -110,7 +115,8 @@ function readWalkthrough(file) {
     if (t.type === 'fence') {
       const [lang = '', ...meta] = t.info.trim().split(/\s+/);
       const title = /title="([^"]+)"/.exec(meta.join(' '));
-      result.codeBlocks.push({ lang, title: title ? title[1] : null, content: t.content, line, section, runnable: RUNNABLE.has(lang) && !title });
+      const tested = /(?:^|\s)test="([^"]+)"/.exec(meta.join(' '));
+      result.codeBlocks.push({ lang, title: title ? title[1] : null, content: t.content, line, section, runnable: RUNNABLE.has(lang) && !title, test: tested ? tested[1] : null });
     }
     if (t.type === 'html_block') result.htmlBlocks.push({ content: t.content, line, section });
     if (t.type === 'inline') {

@@ -7,11 +7,22 @@
 /** 1812 ms, 18.7 ms, 6.72 ms: about three significant digits. */
 function formatNumber(value, unit) {
   if (!Number.isFinite(value)) return String(value);
-  // A count (imports, quotes held) is a whole number: "15 imports", not "15.0".
-  if (Number.isInteger(value)) return `${value}${unit ? ` ${unit}` : ''}`;
+  // A count (imports, quotes held) is a whole number: "15 imports", not "15.0";
+  // and one of them is singular: "1 query", not "1 queries".
+  if (Number.isInteger(value)) return `${value}${unit ? ` ${value === 1 ? singular(unit) : unit}` : ''}`;
   const abs = Math.abs(value);
   const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
   return `${value.toFixed(digits)}${unit ? ` ${unit}` : ''}`;
+}
+
+/**
+ * The singular of a unit that is a plain English plural ("queries" → "query",
+ * "handshakes" → "handshake"); any other unit ("ms", "req/s", "B/request",
+ * "% of one core") as it is.
+ */
+function singular(unit) {
+  if (!/^[a-z]{4,}s$/.test(unit) || /ss$/.test(unit)) return unit;
+  return unit.endsWith('ies') ? `${unit.slice(0, -3)}y` : unit.slice(0, -1);
 }
 
 /** "< 25.8 ms", "≥ 0.60 ×": a gate's threshold. */

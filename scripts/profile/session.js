@@ -25,6 +25,9 @@ async function applyStandardLoad({ lab, url, duration, progress, label = '', sto
   const standard = checkOf(lab).standardLoad;
   if (standard.setup) await standard.setup(url);
   progress(`Load${label}: ${standard.describe}, ${duration} s`);
+  // When the load began, on the monotonic clock (µs) a CPU profile's
+  // timestamps use: a reader can leave out the app's start-up.
+  const startedUs = Number(process.hrtime.bigint() / 1000n);
   const load = await runLoad({
     url,
     path: standard.path,
@@ -35,7 +38,7 @@ async function applyStandardLoad({ lab, url, duration, progress, label = '', sto
     stopEarly,
   });
   progress(`${load.responses} responses, ${load.requestsPerSec.toFixed(1)} req/s`);
-  return load;
+  return { ...load, startedUs };
 }
 
 /**

@@ -1,14 +1,19 @@
 'use strict';
 // Lab 09's check against fixtures: other real fixes must pass (a line per
 // write, drain by hand, a Readable over the cursor, pipeline straight from
-// the generator, an object-mode Transform); "fixes" that stream without
-// waiting for the client, that still gather the export before streaming it,
-// spool it to disk after building it, cache exports, keep a copy of the
-// orders, cut the export short, or get the process a bigger heap instead
-// (a cluster worker with a larger --max-old-space-size, a near-limit heap
-// snapshot that raises the limit) must fail. Each is the shipped starter or
-// the reference solution with a few lines changed (derivedApp: a change to
-// their base that breaks a patch fails loudly). The lab's own suite is
+// the generator, an object-mode Transform, pieces of 1 MB, cursor batches
+// of 20,000 orders: bounded, if larger than the reference's); "fixes" that
+// stream without waiting for the client, that still gather the export
+// before streaming it, stream only long ranges and build short ones, spool
+// it to disk after building it, cache exports, keep a copy of the orders,
+// cut the export short, leave the cursor open when the client goes away
+// (waiting for a 'drain' that never comes, or returning without closing
+// it), break the contract (no format is CSV; the download's file name), or
+// get the process a bigger heap instead (a cluster worker with a larger
+// --max-old-space-size, a near-limit heap snapshot that raises the limit)
+// must fail. Each is the shipped starter or the reference solution with a
+// few lines changed (derivedApp: a change to their base that breaks a
+// patch fails loudly). The lab's own suite is
 // labs/09-out-of-memory-export/check/verdicts.test.js.
 
 const { findLab } = require('../../scripts/lib/labs');
@@ -35,6 +40,7 @@ const SOLUTION_SOURCE = "Readable.from(format === 'json' ? jsonPieces(cursor) : 
 const SOLUTION_PIPELINE = `    await pipeline(${SOLUTION_SOURCE}, res);`;
 const SOLUTION_ROUTE = "app.get('/orders/export', async (req, res) => {";
 const SOLUTION_REQUIRES = "const { pipeline } = require('node:stream/promises');";
+const SOLUTION_CURSOR = '  const cursor = orders.find({ from, to });';
 const STARTER_TOP = "'use strict';\n";
 const STARTER_BUILD = '  const rows = await orders.find({ from, to }).toArray();';
 const STARTER_SEND = `  if (format === 'json') return res.json(rows);
@@ -133,6 +139,12 @@ ${SOLUTION_ROUTE}`,
           [SOLUTION_SOURCE, 'new ExportStream(cursor, format)'],
         ]),
       ],
+      // Bounded, if larger than the reference's 64 thousand characters: the
+      // same few pieces held at every size of export.
+      ['pieces of about a million characters', fromSolution('one-mb-pieces', [['const PIECE = 64 * 1024;', 'const PIECE = 1024 * 1024;']])],
+      // 20,000 orders (about 4 MB of objects) held per export at every size:
+      // the most the check accepts is what its smallest JSON export holds.
+      ['cursor batches of 20,000 orders', fromSolution('batches-of-20000', [[SOLUTION_CURSOR, '  const cursor = orders.find({ from, to }, { batchSize: 20_000 });']])],
       ['pipeline() straight from the async generator, without Readable.from', fromSolution('pipeline-generator', [[SOLUTION_SOURCE, "format === 'json' ? jsonPieces(cursor) : csvPieces(cursor)"]])],
       [
         'the cursor as an object stream, through a Transform that writes each order',
@@ -164,9 +176,71 @@ ${SOLUTION_ROUTE}`,
     ],
     cheats: [
       [
+        'ranges over 70 days streamed, shorter ones built in memory as before',
+        fromSolution('stream-only-long-ranges', [
+          [
+            SOLUTION_PIPELINE,
+            `    const days = ((to ? Date.parse(to) : Date.now()) - Date.parse(from)) / 86_400_000;
+    if (days <= 70) {
+      const rows = await cursor.toArray();
+      if (format === 'json') return res.json(rows);
+      return res.type('csv').send(CSV_HEADER + rows.map(csvLine).join(''));
+    }
+${SOLUTION_PIPELINE}`,
+          ],
+        ]),
+        (result) => expect(failedGates(result)).toEqual(['memory-growth']),
+      ],
+      [
+        "write() and 'drain' by hand, not watching 'close': an abandoned export waits for ever, its cursor open",
+        fromSolution('drain-without-close', [
+          [SOLUTION_REQUIRES, `${SOLUTION_REQUIRES}\nconst { once } = require('node:events');`],
+          [
+            SOLUTION_PIPELINE,
+            `    for await (const piece of format === 'json' ? jsonPieces(cursor) : csvPieces(cursor)) {
+      if (!res.write(piece)) await once(res, 'drain');
+    }
+    res.end();`,
+          ],
+        ]),
+        (result) => expect(wrongResponses(result)).toMatch(/after the first 10 were abandoned/),
+      ],
+      [
+        "batches from the cursor by hand, returning when the client has gone without closing the cursor",
+        fromSolution('return-without-close', [
+          [SOLUTION_REQUIRES, `${SOLUTION_REQUIRES}\nconst { once } = require('node:events');`],
+          [
+            SOLUTION_PIPELINE,
+            `    res.write(format === 'json' ? '[' : CSV_HEADER);
+    let first = true;
+    for (let batch = await cursor.nextBatch(); batch.length; batch = await cursor.nextBatch()) {
+      let text = '';
+      for (const order of batch) {
+        text += format === 'json' ? \`\${first ? '' : ','}\${JSON.stringify(order)}\` : csvLine(order);
+        first = false;
+      }
+      if (!res.write(text)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (res.destroyed) return;
+    }
+    res.end(format === 'json' ? ']' : '');`,
+          ],
+        ]),
+        (result) => expect(wrongResponses(result)).toMatch(/after the first 10 were abandoned/),
+      ],
+      [
+        'a format required (no format is CSV, says the contract)',
+        fromSolution('format-required', [["const { from, to, format = 'csv' } = query;", 'const { from, to, format } = query;']]),
+        (result) => expect(wrongResponses(result)).toMatch(/no format: CSV/),
+      ],
+      [
+        'the download without its file name (no Content-Disposition)',
+        fromSolution('no-file-name', [["  res.attachment(`orders-${from}-${to ?? 'now'}.${format}`);\n", '']]),
+        (result) => expect(wrongResponses(result)).toMatch(/Content-Disposition/),
+      ],
+      [
         "streaming that never waits for 'drain'",
         fromSolution('no-backpressure', [[SOLUTION_PIPELINE, WITHOUT_DRAIN]]),
-        (result) => expect(failedGates(result)).toEqual(['memory-per-export']),
+        (result) => expect(failedGates(result)).toEqual(['memory-growth']),
       ],
       [
         "the CSV export streamed without waiting for 'drain' (the JSON one waits)",
@@ -180,12 +254,12 @@ ${SOLUTION_ROUTE}`,
     }`,
           ],
         ]),
-        (result) => expect(failedGates(result)).toEqual(['memory-per-export']),
+        (result) => expect(failedGates(result)).toEqual(['memory-growth']),
       ],
       [
         'every order fetched first (toArray), then streamed with backpressure',
         fromSolution('fetch-all-then-stream', [[SOLUTION_PIPELINE, `    const all = await cursor.toArray();\n    await pipeline(Readable.from(format === 'json' ? jsonPieces(all) : csvPieces(all)), res);`]]),
-        (result) => expect(failedGates(result)).toEqual(['memory-per-export']),
+        (result) => expect(failedGates(result)).toEqual(['memory-growth']),
       ],
       [
         'the whole export built as one string, then piped',
@@ -193,7 +267,7 @@ ${SOLUTION_ROUTE}`,
           [STARTER_TOP, `${STARTER_TOP}const { Readable, pipeline } = require('node:stream');\n`],
           [STARTER_SEND, "  const text = format === 'json' ? JSON.stringify(rows) : CSV_HEADER + rows.map(csvLine).join('');\n  res.type(format);\n  pipeline(Readable.from([text]), res, () => {});"],
         ]),
-        (result) => expect(failedGates(result)).toEqual(['memory-per-export']),
+        (result) => expect(failedGates(result)).toEqual(['memory-growth']),
       ],
       [
         'the export built in memory, written to a temporary file, then streamed from the file',
@@ -212,7 +286,10 @@ ${SOLUTION_ROUTE}`,
   }`,
           ],
         ]),
-        (result) => expect(failedGates(result)).toEqual(['memory-per-export']),
+        // While its clients read nothing it holds little (each export waits on
+        // disk), but every export is built whole first: the year's orders,
+        // downloaded ten at once when the check abandons them, do not fit.
+        (result) => expect(result.crash && result.crash.message).toMatch(/ran out of memory/),
       ],
       [
         'a cache of finished exports, by query, filled while streaming',
@@ -229,7 +306,9 @@ ${SOLUTION_ROUTE}`,
           ],
           ['const app = express();', 'const app = express();\nconst exportCache = new Map();'],
         ]),
-        (result) => expect(`${failedGates(result)}\n${wrongResponses(result)}`).toMatch(/memory-per-export|memory goes back down/),
+        // Caught when the memory is back at rest, or by the crash the lab is
+        // about when the cached exports pass the heap limit.
+        (result) => expect(`${failedGates(result)}\n${wrongResponses(result)}\n${result.crash ? result.crash.message : ''}`).toMatch(/memory-growth|memory goes back down|ran out of memory/),
       ],
       [
         'the starter in a cluster worker given --max-old-space-size=4096',
@@ -246,12 +325,12 @@ if (cluster.isPrimary) {
           ],
         ]),
         // Its memory is counted in the worker as well: the census reaches every Node process.
-        (result) => expect(`${failedGates(result)}\n${wrongResponses(result)}`).toMatch(/memory-per-export|served by the app's own process|other Node\.js process/),
+        (result) => expect(`${failedGates(result)}\n${wrongResponses(result)}`).toMatch(/memory-growth|served by the app's own process|other Node\.js process/),
       ],
       [
         'the starter asking for a heap snapshot near the limit, which raises the limit',
         fromStarter('snapshot-raises-limit', [[STARTER_TOP, `${STARTER_TOP}require('node:v8').setHeapSnapshotNearHeapLimit(100);\n`]]),
-        (result) => expect(failedGates(result)).toEqual(['memory-per-export']),
+        (result) => expect(failedGates(result)).toEqual(['memory-growth']),
       ],
       [
         "a copy of every order's text, made before listening and kept up to date, sliced per export",
@@ -297,14 +376,60 @@ ${SOLUTION_ROUTE}`,
           ['  console.log(`Listening on http://${HOST}:${port}`);\n});', '  console.log(`Listening on http://${HOST}:${port}`);\n})));'],
         ]),
         // Caught at rest, or, when the copy and the first exports together
-        // pass the heap limit, by the crash the lab is about.
-        (result) => expect(`${wrongResponses(result)}\n${result.crash ? result.crash.message : ''}`).toMatch(/no copy of the orders at rest|ran out of memory/),
+        // fill the heap, by the crash the lab is about (or by a main thread
+        // so busy collecting that it cannot even report its memory).
+        (result) => expect(`${wrongResponses(result)}\n${result.crash ? result.crash.message : ''}`).toMatch(/no copy of the orders at rest|ran out of memory|did not report its memory/),
       ],
       [
         'exports cut at 10,000 orders',
         fromSolution('cut-short', [["  const cursor = orders.find({ from, to });", "  const cursor = orders.find({ from, to });\n  const all = cursor.nextBatch.bind(cursor);\n  let sent = 0;\n  cursor.nextBatch = async () => (sent >= 10_000 ? [] : all().then((b) => ((sent += b.length), b)));"]]),
-        (result) => expect(wrongResponses(result)).toMatch(/large exports downloaded at once/),
+        (result) => expect(wrongResponses(result)).toMatch(/large exports, downloaded by slow clients/),
       ],
     ],
+  });
+});
+
+// The check's arithmetic, on inputs chosen by hand (no app started).
+describe('lab 09 · arithmetic of the check', () => {
+  const { exportPlan, growthFigure, diagnose } = require('../../labs/09-out-of-memory-export/check/staircase');
+  const { attachmentName } = require('../../labs/09-out-of-memory-export/check/downloads');
+  const { words, commandLines } = require('../../labs/09-out-of-memory-export/check/post-mortem-command');
+  const check = require('../../labs/09-out-of-memory-export/check');
+  const MB = 1024 * 1024;
+  const fixed = () => 0.5;
+
+  test("the exports are larger than what the machine's sockets take, and fit in 2025", () => {
+    const linux = exportPlan(3.69 * MB, check.settings, fixed).steps;
+    expect(linux.map((s) => [s.format, s.days])).toEqual([['json', 60], ['json', 120], ['csv', 150], ['csv', null]]);
+    const roomy = exportPlan(6 * MB, check.settings, fixed).steps;
+    for (const s of roomy) expect(s.estimate).toBeGreaterThan(6 * MB + check.settings.spareMb * MB - 100_000);
+    for (const s of [...linux, ...roomy].filter((x) => x.to)) expect(s.to <= '2026-01-01').toBe(true);
+    expect(exportPlan(20 * MB, check.settings, fixed).error).toMatch(/more than the exports of 2025 leave room for/);
+  });
+
+  const step = (format, mbOfExport, heldMb) => ({ format, bytes: mbOfExport * MB, held: heldMb * MB, days: 1, to: 'x', from: 'y' });
+  test('memory held that does not change with the size passes; growing, or shrinking past a cut-off, fails', () => {
+    const streams = [step('json', 5.6, 0.49), step('json', 11.2, 0.5), step('csv', 6.8, 0.51), step('csv', 13.7, 0.5)];
+    expect(growthFigure(streams).value).toBeLessThan(0.01);
+    const batches = [step('json', 5.6, 4.28), step('json', 11.2, 4.58), step('csv', 6.8, 4.59), step('csv', 13.7, 4.58)];
+    expect(growthFigure(batches).value).toBeLessThan(check.threshold('memory-growth') / 2.5);
+    const builds = [step('json', 5.6, 5.4), step('json', 11.2, 11.2)];
+    expect(growthFigure(builds).value).toBeGreaterThan(2.5 * check.threshold('memory-growth'));
+    expect(diagnose(builds)).toMatch(/MB more held for each MB more of export/);
+    const cutOff = [step('json', 5.6, 5.37), step('json', 11.2, 0.76)];
+    expect(growthFigure(cutOff).value).toBeGreaterThan(2.5 * check.threshold('memory-growth'));
+    expect(diagnose(cutOff)).toMatch(/smaller exports are built whole/);
+  });
+
+  test('the file name is read from Content-Disposition, quoted or not', () => {
+    expect(attachmentName('attachment; filename="orders-2025-03-14-2025-03-15.csv"')).toBe('orders-2025-03-14-2025-03-15.csv');
+    expect(attachmentName('attachment; filename=orders-2025-03-14-now.json')).toBe('orders-2025-03-14-now.json');
+    expect(attachmentName('inline; filename="orders.csv"')).toBeNull();
+    expect(attachmentName(undefined)).toBeNull();
+  });
+
+  test("the post-mortem commands are split into words as a shell would", () => {
+    expect(words(`node -e "require('fs').mkdirSync('reports', { recursive: true })"`)).toEqual(['node', '-e', "require('fs').mkdirSync('reports', { recursive: true })"]);
+    expect(commandLines('$ node a.js\n\n# a comment\nnode b.js\n')).toEqual(['node a.js', 'node b.js']);
   });
 });

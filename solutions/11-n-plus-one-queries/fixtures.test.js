@@ -1,12 +1,14 @@
 'use strict';
 // Lab 11's check against fixtures: other real fixes must pass (one query
-// with a join, a batch written by hand, the reference's two queries inside a
-// read-only transaction); "fixes" that keep one query per order, answer
-// from a copy, drop part of the answer, or move the loop into the database
-// must fail. Each is the shipped starter or the reference solution with a
-// few lines changed (derivedApp: a change to their base that breaks a patch
-// fails loudly). The lab's own suite is
-// labs/11-n-plus-one-queries/check/verdicts.test.js.
+// with a join, one with a correlated subquery, a batch written by hand, the
+// reference's two queries inside a read-only transaction, a client that
+// reads the database's types when it connects); "fixes" that keep one query
+// per order (however they send it), answer from a copy, drop part of the
+// answer, write to the database (however the statement looks), or reach the
+// database around the network that counts must fail. Each is the shipped
+// starter or the reference solution with a few lines changed (derivedApp: a
+// change to their base that breaks a patch fails loudly). The lab's own
+// suite is labs/11-n-plus-one-queries/check/verdicts.test.js.
 
 const fs = require('node:fs');
 const { findLab } = require('../../scripts/lib/labs');
@@ -32,6 +34,8 @@ const LOOP_START = '  for (const order of orders) {\n    const { rows: items } =
 const LOOP_END = '    order.items = items;\n  }\n  return orders;';
 const ANSWER = '  const orders = await recentOrders(Number(customerId));';
 const BEFORE_APP = 'const app = express();';
+const POOL_MADE = '  pool = new Pool({ connectionString: url });';
+const ORDERS_READ = '  const { rows: orders } = await pool.query(';
 const RECENT_ORDERS_START = "/** The customer's most recent orders, newest first, each with its items. */\nasync function recentOrders(customerId) {";
 
 /** The solution with recentOrders() replaced by `replacement` (which must define it). */
@@ -171,6 +175,38 @@ async function recentOrders(customerId) {
 `,
         ),
       ],
+      [
+        "one query: each order's items in a correlated subquery (json_agg), the walkthrough's own program's query",
+        replacingRecentOrders(
+          'correlated-subquery',
+          `async function recentOrders(customerId) {
+  const { rows } = await pool.query(
+    \`SELECT o.id, o.placed_at, o.status,
+            (SELECT coalesce(json_agg(json_build_object('sku', i.sku, 'name', i.name, 'quantity', i.quantity,
+                                                       'unit_price_cents', i.unit_price_cents) ORDER BY i.line), '[]')
+               FROM order_items i WHERE i.order_id = o.id) AS items
+       FROM (SELECT * FROM orders WHERE customer_id = $1
+              ORDER BY placed_at DESC, id DESC LIMIT $2) o
+      ORDER BY o.placed_at DESC, o.id DESC\`,
+    [customerId, RECENT_ORDERS],
+  );
+  return rows;
+}
+`,
+        ),
+      ],
+      [
+        "the reference with a pool whose every new connection first reads the database's types (as some clients do at connect): not charged to a request",
+        fromSolution('types-at-connect', [
+          [
+            POOL_MADE,
+            `${POOL_MADE}
+  pool.on('connect', (client) => {
+    client.query("SELECT oid, typname FROM pg_type WHERE typname = ANY('{int4,text,timestamptz,json}')").catch(() => {});
+  });`,
+          ],
+        ]),
+      ],
     ],
     cheats: [
       [
@@ -250,7 +286,7 @@ async function recentOrders(customerId) {
         (result) => expect(wrongResponses(result)).toMatch(/items, not/),
       ],
       [
-        'a PL/pgSQL function, made by the app at start, that loops over the orders inside the database (one round trip, still a query per order)',
+        'a PL/pgSQL function, made by the app on its first request, that loops over the orders inside the database: it fails because the app wrote (CREATE FUNCTION), not because of the loop (a correlated subquery loops too, and passes)',
         replacingRecentOrders(
           'function-in-database',
           `let functionMade = null;
@@ -276,6 +312,133 @@ async function recentOrders(customerId) {
 `,
         ),
         (result) => expect(wrongResponses(result)).toMatch(/only reads the database: .*CREATE OR REPLACE FUNCTION/),
+      ],
+      [
+        "the starter's item queries sent as one string of statements, each ending in a comment closed by a carriage return (`--\\r;`): 21 statements in two round trips",
+        fromStarter('comment-cr', [
+          [
+            LOOP_START,
+            `  if (orders.length) {
+    const text = orders.map((order) => \`SELECT sku, name, quantity, unit_price_cents FROM order_items WHERE order_id = \${Number(order.id)} ORDER BY line --\\r;\`).join(' ');
+    const results = [].concat(await pool.query(text));
+    orders.forEach((order, i) => (order.items = results[i].rows));
+  }
+  for (const order of []) {
+    const { rows: items } = await pool.query(`,
+          ],
+        ]),
+        (result) => expectGates(result, { 'queries-per-request': false }),
+      ],
+      [
+        "a visit written on every request inside the orders' query: a prepared statement (PREPARE, then EXECUTE) whose data-modifying WITH updates the customer (the tag says SELECT 20)",
+        fromSolution('prepare-execute', [
+          [
+            `${ORDERS_READ}
+    \`SELECT id, placed_at, status
+       FROM orders
+      WHERE customer_id = $1
+      ORDER BY placed_at DESC, id DESC
+      LIMIT $2\`,
+    [customerId, RECENT_ORDERS],
+  );`,
+            `  prepared ??= pool.query(\`PREPARE recent(int, int) AS
+      WITH visit AS (UPDATE customers SET name = name WHERE id = $1)
+      SELECT id, placed_at, status FROM orders WHERE customer_id = $1
+       ORDER BY placed_at DESC, id DESC LIMIT $2\`);
+  await prepared;
+  const { rows: orders } = await pool.query(\`EXECUTE recent(\${Number(customerId)}, \${RECENT_ORDERS})\`);`,
+          ],
+          [BEFORE_APP, `let prepared = null; // the PREPARE, once (PGlite's one session: every connection sees it)\n${BEFORE_APP}`],
+        ]),
+        (result) => expect(wrongResponses(result)).toMatch(/only reads the database: .*transaction id.*EXECUTE recent/),
+      ],
+      [
+        'a table made by the app at start with SELECT … INTO (the tag says SELECT 1)',
+        fromSolution('select-into', [
+          [
+            "  pool.on('error', (err) => console.error(`database connection lost: ${err.message}`));",
+            `  pool.on('error', (err) => console.error(\`database connection lost: \${err.message}\`));
+  await pool.query(\`SELECT now() AS started INTO TEMP TABLE app_started_\${process.pid}\`);`,
+          ],
+          ['startDatabase().then((url) => {', 'startDatabase().then(async (url) => {'],
+        ]),
+        (result) => expect(wrongResponses(result)).toMatch(/only reads the database: .*transaction id.*the app's start.*INTO TEMP TABLE/),
+      ],
+      [
+        'a table made by the app at start with EXPLAIN ANALYZE CREATE TABLE … AS (the tag says EXPLAIN)',
+        fromSolution('explain-analyze-create', [
+          [
+            "  pool.on('error', (err) => console.error(`database connection lost: ${err.message}`));",
+            `  pool.on('error', (err) => console.error(\`database connection lost: \${err.message}\`));
+  await pool.query(\`EXPLAIN ANALYZE CREATE TEMP TABLE app_seen_\${process.pid} AS SELECT 1 AS x\`);`,
+          ],
+          ['startDatabase().then((url) => {', 'startDatabase().then(async (url) => {'],
+        ]),
+        (result) => expect(wrongResponses(result)).toMatch(/only reads the database: .*transaction id.*EXPLAIN ANALYZE/),
+      ],
+      [
+        "a counter kept with setval() inside the orders' query on every request, its sequence made in a DO block at start (the tags say SELECT and DO)",
+        fromSolution('setval', [
+          ['      WHERE customer_id = $1\n', "      WHERE customer_id = $1 AND setval('visits', $1) > 0\n"],
+          [
+            "  pool.on('error', (err) => console.error(`database connection lost: ${err.message}`));",
+            `  pool.on('error', (err) => console.error(\`database connection lost: \${err.message}\`));
+  await pool.query('DO $$ BEGIN CREATE SEQUENCE IF NOT EXISTS visits; END $$');`,
+          ],
+          ['startDatabase().then((url) => {', 'startDatabase().then(async (url) => {'],
+        ]),
+        (result) => expect(wrongResponses(result)).toMatch(/only reads the database: .*transaction id.*(DO|setval)/),
+      ],
+      [
+        "the starter's query per order sent on a connection of its own straight to the database (found by its listening port), around the network that counts: one query per request seen",
+        fromStarter('around-the-wire', [
+          [
+            LOOP_START,
+            `  const direct = await (around ??= databaseAround());
+  for (const order of orders) {
+    const { rows: items } = await direct.query(`,
+          ],
+          [
+            BEFORE_APP,
+            `let around = null; // a connection to the database that does not go through DATABASE_URL
+
+/**
+ * The check's database, reached directly: the listening port of a sibling
+ * process (the app's parent started both), found in /proc (Linux).
+ */
+async function databaseAround() {
+  const fs = require('node:fs');
+  const { Client } = require('pg');
+  const siblings = fs.readdirSync(\`/proc/\${process.ppid}/task\`).flatMap((tid) => fs.readFileSync(\`/proc/\${process.ppid}/task/\${tid}/children\`, 'utf8').split(' ').filter(Boolean).map(Number));
+  const inodes = new Set();
+  for (const pid of siblings.filter((pid) => pid !== process.pid)) {
+    for (const fd of fs.readdirSync(\`/proc/\${pid}/fd\`)) {
+      try {
+        const m = /^socket:\\[(\\d+)\\]$/.exec(fs.readlinkSync(\`/proc/\${pid}/fd/\${fd}\`));
+        if (m) inodes.add(m[1]);
+      } catch {}
+    }
+  }
+  const ports = fs.readFileSync('/proc/net/tcp', 'utf8').split('\\n').slice(1).map((l) => l.trim().split(/\\s+/))
+    .filter((f) => f[3] === '0A' && inodes.has(f[9])).map((f) => parseInt(f[1].split(':')[1], 16));
+  for (const port of ports) {
+    const client = new Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 500 });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query('SELECT 1 FROM order_items LIMIT 1');
+      return client;
+    } catch {
+      client.end().catch(() => {});
+    }
+  }
+  throw new Error('no database around the network');
+}
+
+${BEFORE_APP}`,
+          ],
+        ]),
+        (result) => expect(wrongResponses(result)).toMatch(/went through the network in front of it: .*around it/),
       ],
     ],
   });

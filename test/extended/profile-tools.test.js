@@ -16,6 +16,7 @@ const { unavailable: perfUnavailable } = require('../../scripts/profile/tools/pe
 const ARTIFACT = {
   prof: /\.txt$/,
   cpu: /\.cpuprofile$/,
+  startup: /\.cpuprofile$/,
   flame: /flamegraph\.html$/,
   'clinic-doctor': /\.clinic-doctor\.html$/,
   'clinic-flame': /\.clinic-flame\.html$/,

@@ -30,10 +30,14 @@ browserDescribe()('a screenshot tour of the site', () => {
   ];
 
   test.each(pages)('%s (%s), light, dark and phone-sized', async (name, pathname) => {
+    // The whole page once, in the light theme; the dark theme and the phone
+    // size as their first screen (a full page of a lab is 20,000-30,000 px,
+    // and each full shot took 10-30 s here): what they must get right is
+    // checked over the whole page below, not by eye.
     for (const [suffix, options] of [
       ['', {}],
-      ['-dark', { colorScheme: 'dark' }],
-      ['-phone', { viewport: { width: 390, height: 844 } }],
+      ['-dark', { colorScheme: 'dark', fullPage: false }],
+      ['-phone', { viewport: { width: 390, height: 844 }, fullPage: false }],
     ]) {
       const page = await site.visit(pathname, { ...options, screenshot: `${name}${suffix}` });
       expect(page.problems).toEqual([]);
@@ -42,7 +46,7 @@ browserDescribe()('a screenshot tour of the site', () => {
       if (options.viewport) expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
       await page.close();
     }
-  });
+  }, 300_000); // a full-page screenshot of a page up to 30,000 px tall, and two more
 
   test('the Check my fix panel after a pass and after a fail', async () => {
     const lab = labs[0];

@@ -5,7 +5,7 @@
 // (test/extended/, `npm run test:extended`): other real fixes pass and each
 // "cheat" fixture is rejected.
 
-const { runCheck } = require('../../scripts/checks/run-check');
+const { runCheck, rerunIfNoisy } = require('../../scripts/checks/run-check');
 const { formatResult } = require('../../scripts/checks/format');
 const { materializeShipped } = require('../../scripts/lib/shipped');
 const { killAll } = require('../../scripts/harness/children');
@@ -23,6 +23,25 @@ async function checkWithProgress(lab, app, label) {
   return result;
 }
 
+/**
+ * The check's verdict, run once more when it says "too noisy, rerun", as it
+ * tells a learner to do (the check has already retried inside itself). A
+ * verdict that is wrong is never retried: only one the check declined to
+ * give. Lab 02's starter on Node 24 and 26 sits about 1.2x from its
+ * threshold (Express 5 costs only about twice Fastify per request there),
+ * and its rounds disagree on a busy 2-vCPU machine now and then.
+ */
+function decidedCheck(lab, app, label) {
+  let again = '';
+  return rerunIfNoisy(
+    () => checkWithProgress(lab, app, `${label}${again}`),
+    () => {
+      again = ', again';
+      process.stderr.write(`    [lab ${lab.id} · ${label}] too noisy: running the check once more, as it advises\n`);
+    },
+  );
+}
+
 function explain(result) {
   return result.verdict === 'noisy'
     ? `too noisy, rerun: ${result.noise.join('; ')}\n${formatResult(result)}`
@@ -37,7 +56,7 @@ function explain(result) {
  */
 function describeLabVerdicts(lab, { starterFails, starterMayFail = [] }) {
   test('the reference solution passes', async () => {
-    const result = await checkWithProgress(lab, lab.solutionApp, 'solution');
+    const result = await decidedCheck(lab, lab.solutionApp, 'solution');
     if (result.verdict !== 'pass') throw new Error(explain(result));
     expect(result.responses.every((r) => r.pass)).toBe(true);
   });
@@ -53,7 +72,7 @@ function describeLabVerdicts(lab, { starterFails, starterMayFail = [] }) {
     test.skip('the shipped starter fails (skipped: shipped starter unavailable)', () => {});
   } else {
     test('the shipped starter fails on its measured gates, with correct responses', async () => {
-      const result = await checkWithProgress(lab, shipped.app, 'shipped starter');
+      const result = await decidedCheck(lab, shipped.app, 'shipped starter');
       if (result.verdict !== 'fail') throw new Error(explain(result));
       expect(result.crash).toBeNull();
       const wrong = result.responses.filter((r) => !r.pass);

@@ -67,22 +67,24 @@ function useSiteInBrowser({ check } = {}) {
    * for the network to settle (half a second of quiet). `screenshot` names a
    * full-page screenshot to take.
    */
-  site.visit = async (pathname, { ready, screenshot, colorScheme, viewport, noApi } = {}) => {
+  site.visit = async (pathname, { ready, screenshot, fullPage = true, colorScheme, viewport, noApi } = {}) => {
     const page = await openPage(browser.context, host, { viewport });
     if (colorScheme) await page.emulateMedia({ colorScheme });
     // A statically hosted copy has no API: the server's own 404 page stands in.
     if (noApi) await page.route('**/api/**', (route) => route.fulfill({ status: 404, contentType: 'text/html', body: 'Not found' }));
     await page.goto(url + pathname, { waitUntil: ready ? 'load' : 'networkidle' });
     if (ready) await page.waitForSelector(ready);
-    if (screenshot) await site.shoot(page, screenshot);
+    if (screenshot) await site.shoot(page, screenshot, undefined, { fullPage });
     return page;
   };
 
   /** A full-page screenshot, or one of the first element matching `selector`. */
-  site.shoot = async (page, name, selector) => {
+  site.shoot = async (page, name, selector, { fullPage = true } = {}) => {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
     const file = path.join(SCREENSHOTS, `${name}.png`);
-    if (!selector) return page.screenshot({ path: file, fullPage: true });
+    // A lab's page is 20,000-30,000 px tall: a full-page screenshot of it
+    // took over Playwright's default 30 s on a 2-vCPU machine (lab 06, in CI).
+    if (!selector) return page.screenshot({ path: file, fullPage, timeout: 120_000 });
     // The sticky navbar would otherwise be painted over the element.
     await page.addStyleTag({ content: '.navbar { position: static !important; }' });
     return page.locator(selector).first().screenshot({ path: file });

@@ -66,6 +66,7 @@ const SETTINGS = {
   rounds: 3,
   seconds: 0.3, // each round of repeated quotes, after one more that is not timed
   latencySamples: 11,
+  hitSavesT: 0.5, // a repeated quote must come back at least this many t sooner than a new one
 };
 
 const quotePath = ([product, region, currency]) => `/quote?product=${product}&region=${region}&currency=${currency}`;
@@ -203,7 +204,13 @@ async function measure(ctx) {
   // time, timed in alternation, judged on the fastest of each kind: a busy
   // machine, a GC pause or a late wake-up only ever adds time to a request
   // (measured with a CPU hog: a third of the repeated quotes took 4–10 ms,
-  // the fastest 0.4 ms), so the fastest is what each kind costs.
+  // the fastest 0.4 ms), so the fastest is what each kind costs. What a hit
+  // saves is the pricing, about t, whatever the way to the cache costs: a
+  // cache in a worker thread pays a round trip on hits and misses alike
+  // (measured: fastest repeated 1.15 ms, fastest new 2.11 ms, t = 1.04 ms,
+  // which a ratio of one half failed). So the new quote must take at least
+  // half a t longer than the repeated one; without a cache the two differ
+  // by nothing.
   progress(`Timing ${SETTINGS.latencySamples} repeated and ${SETTINGS.latencySamples} new quotes, one at a time, in alternation`);
   const probes = newKeys(`${tag}-probe`, SETTINGS.latencySamples);
   const times = await sequentialLatencies(app.url, probes.flatMap((key, i) => [warm[i % warm.length], key]));
@@ -211,9 +218,9 @@ async function measure(ctx) {
   const fresh = Math.min(...times.filter((_, i) => i % 2 === 1));
   responses.push({
     name: 'a repeated quote comes back sooner than a new one',
-    pass: repeated <= fresh / 2,
-    expected: 'the fastest repeated quote in at most half the time of the fastest new one',
-    actual: `fastest repeated ${repeated.toFixed(2)} ms, fastest new ${fresh.toFixed(2)} ms`,
+    pass: fresh - repeated >= SETTINGS.hitSavesT * t,
+    expected: `the fastest repeated quote at least ${SETTINGS.hitSavesT} t (${(SETTINGS.hitSavesT * t).toFixed(2)} ms) sooner than the fastest new one: a hit saves the pricing`,
+    actual: `fastest repeated ${repeated.toFixed(2)} ms, fastest new ${fresh.toFixed(2)} ms (${((fresh - repeated) / t).toFixed(2)} t sooner)`,
   });
 
   // Gate 1: how many quotes the cache holds at once.

@@ -41,12 +41,41 @@ function fixedPart(i) {
   return fixedParts[i];
 }
 
+// A supplier's full product data: besides the fields the shop reads, each
+// product lists its technical features by the supplier's feature code
+// ("F1234": 12), FEATURES of them out of FEATURE_CODES, a different set in a
+// different order for every product. Per byte, that costs JSON.parse many
+// times the work of the standard records: V8 gives objects that have the
+// same keys in the same order one shape, and every object here needs a shape
+// of its own (the parse times per megabyte are in check/margins.json's
+// `about`). The check sends these where an import must expose a parse on the
+// main thread: much to parse, few bytes to receive.
+const FEATURES = 20;
+const FEATURE_CODES = 5000;
+const featureParts = [];
+function featurePart(i) {
+  if (featureParts[i] === undefined) {
+    const used = new Set();
+    const entries = [];
+    for (let k = 0; entries.length < FEATURES; k++) {
+      const code = mix(i, k + 3) % FEATURE_CODES;
+      if (used.has(code)) continue;
+      used.add(code);
+      entries.push(`"F${code}":${mix(i, k) % 100}`);
+    }
+    featureParts[i] = `"features":{${entries.join(',')}}}`;
+  }
+  return featureParts[i];
+}
+
 /**
  * Record `i` of import `seed`: its JSON text, and whether a correct import
  * accepts it. About 3% are invalid, a different 3% in every import: a
- * negative price, a fractional stock, or an empty name.
+ * negative price, a fractional stock, or an empty name. With `features`,
+ * the record carries its technical features instead of the shop's
+ * category, tags, dimensions and date.
  */
-function record(seed, i) {
+function record(seed, i, { features = false } = {}) {
   const h = mix(seed, i);
   const fault = mix(i, seed) % 100;
   let priceCents = 99 + (h % 50_000);
@@ -55,7 +84,7 @@ function record(seed, i) {
   if (fault === 0) priceCents = -priceCents;
   if (fault === 1) stock += 0.5;
   if (fault === 2) name = '';
-  const text = `{"sku":"${skuOf(i)}","name":"${name}","priceCents":${priceCents},"stock":${stock},${fixedPart(i)}`;
+  const text = `{"sku":"${skuOf(i)}","name":"${name}","priceCents":${priceCents},"stock":${stock},${features ? featurePart(i) : fixedPart(i)}`;
   return { text, valid: fault > 2, priceCents, stock };
 }
 
@@ -64,13 +93,14 @@ function record(seed, i) {
  * @param {object} [options]
  * @param {number} [options.count] how many records
  * @param {number} [options.padTo] pad the text with spaces (still valid JSON) to this many bytes
+ * @param {boolean} [options.features] records with technical features (see featurePart)
  * @returns {{body:string, summary:{received:number, imported:number, rejected:number, units:number, valueCents:number}}}
  */
-function catalogue(seed, { count = COUNT, padTo = 0 } = {}) {
+function catalogue(seed, { count = COUNT, padTo = 0, features = false } = {}) {
   const summary = { received: count, imported: 0, rejected: 0, units: 0, valueCents: 0 };
   const parts = new Array(count);
   for (let i = 0; i < count; i++) {
-    const r = record(seed, i);
+    const r = record(seed, i, { features });
     parts[i] = r.text;
     if (r.valid) {
       summary.imported++;
@@ -94,13 +124,13 @@ function catalogue(seed, { count = COUNT, padTo = 0 } = {}) {
 // Buffers, and the body is sent as a list of them: per import, only the
 // new block is built.
 const BLOCK = 1000;
-let base = null;
+const bases = { standard: [], features: [] };
 
-function blockOf(seed, k, count = COUNT) {
+function blockOf(seed, k, count, features) {
   const summary = { imported: 0, rejected: 0, units: 0, valueCents: 0 };
   const parts = [];
   for (let i = k * BLOCK; i < Math.min((k + 1) * BLOCK, count); i++) {
-    const r = record(seed, i);
+    const r = record(seed, i, { features });
     parts.push(r.text);
     if (r.valid) {
       summary.imported++;
@@ -118,14 +148,16 @@ function blockOf(seed, k, count = COUNT) {
  * An import for the load: seed 0's catalogue of `count` records with block
  * (seed mod its number of blocks) taken from `seed`, as a list of Buffers to
  * send in order (`chunks`, `length` bytes in all) and the summary a correct
- * import reports. The base blocks are kept for the next import.
+ * import reports. The base blocks are kept for the next import. `features`:
+ * records with technical features (see featurePart).
  */
-function loadCatalogue(seed, count = COUNT) {
+function loadCatalogue(seed, count = COUNT, { features = false } = {}) {
   const blocks = Math.ceil(count / BLOCK);
-  base ??= [];
-  for (let k = base.length; k < blocks; k++) base.push(blockOf(0, k, count));
+  const full = bases[features ? 'features' : 'standard']; // seed 0's full blocks, by index
+  // A full block is the same in a catalogue of any size; a last, partial one is not kept.
+  const baseBlock = (j) => ((j + 1) * BLOCK > count ? blockOf(0, j, count, features) : (full[j] ??= blockOf(0, j, count, features)));
   const k = seed % blocks;
-  const chosen = base.slice(0, blocks).map((b, j) => (j === k ? blockOf(seed, k, count) : b));
+  const chosen = Array.from({ length: blocks }, (_, j) => (j === k ? blockOf(seed, k, count, features) : baseBlock(j)));
   const summary = { received: count, imported: 0, rejected: 0, units: 0, valueCents: 0 };
   for (const b of chosen) for (const f of ['imported', 'rejected', 'units', 'valueCents']) summary[f] += b.summary[f];
   const chunks = [OPEN, ...chosen.map((b) => b.bytes), CLOSE];

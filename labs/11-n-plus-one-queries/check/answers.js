@@ -25,12 +25,12 @@ SELECT c.id AS customer,
 
 /**
  * The answers the API must give now, by customer id.
- * @param {import('pg').Client} sql
+ * @param {(text:string, values?:any[]) => Promise<{rows:object[]}>} query the check's own
  * @param {number[]} ids
  * @returns {Promise<Map<number, object>>}
  */
-async function expectedAnswers(sql, ids) {
-  const { rows } = await sql.query(EXPECTED, [ids]);
+async function expectedAnswers(query, ids) {
+  const { rows } = await query(EXPECTED, [ids]);
   return new Map(rows.map((r) => [r.customer, { customerId: r.customer, orders: r.orders }]));
 }
 
@@ -38,27 +38,28 @@ async function expectedAnswers(sql, ids) {
  * Changes the data of these customers, as another program would: a new
  * order for each (the newest, so the oldest of their 20 drops out of the
  * answer) and one more of every item they ever ordered. Anything the app
- * kept from before is now wrong.
+ * kept from before is now wrong. (The check runs it as one transaction of
+ * its own: owned-database.js's changeAsCheck.)
  */
-async function changeData(sql, ids, revision) {
-  await sql.query(
+async function changeData(query, ids, revision) {
+  await query(
     `INSERT INTO orders
        SELECT id * 100 + 50 + $2, id, timestamptz '2026-12-01 12:00:00+00' + $2 * interval '1 day', 'placed'
          FROM unnest($1::int[]) id`,
     [ids, revision],
   );
-  await sql.query(
+  await query(
     `INSERT INTO order_items
        SELECT id * 100 + 50 + $2, line, 'SKU-9' || lpad(($2 * 10 + line)::text, 3, '0'), 'gift card', 1, 1000 * $2
          FROM unnest($1::int[]) id, generate_series(1, 2) line`,
     [ids, revision],
   );
-  await sql.query(`UPDATE order_items SET quantity = quantity + 1 WHERE order_id IN (SELECT id FROM orders WHERE customer_id = ANY($1))`, [ids]);
+  await query(`UPDATE order_items SET quantity = quantity + 1 WHERE order_id IN (SELECT id FROM orders WHERE customer_id = ANY($1))`, [ids]);
 }
 
 /** Customers with these numbers of orders (the first of each), by asking the database. */
-async function customersWith(sql, counts) {
-  const { rows } = await sql.query(
+async function customersWith(query, counts) {
+  const { rows } = await query(
     `SELECT n, (SELECT min(id) FROM customers c WHERE (SELECT count(*) FROM orders WHERE customer_id = c.id) = n) AS id
        FROM unnest($1::int[]) n`,
     [counts],
@@ -67,8 +68,8 @@ async function customersWith(sql, counts) {
 }
 
 /** Customers with more orders than one answer holds: every answer is a full page. */
-async function busyCustomers(sql, count) {
-  const { rows } = await sql.query(
+async function busyCustomers(query, count) {
+  const { rows } = await query(
     `SELECT customer_id AS id FROM orders GROUP BY customer_id HAVING count(*) > ${RECENT_ORDERS} ORDER BY customer_id LIMIT $1`,
     [count],
   );

@@ -18,12 +18,22 @@ function index(profile) {
 }
 
 function indexOnce(profile) {
+  const self = new Map();
+  for (const id of profile.samples) self.set(id, (self.get(id) || 0) + 1);
+  return indexTree(profile, self);
+}
+
+/**
+ * A profile's tree, weighted by `self` (each node's own weight: a count of
+ * samples here, milliseconds in the start-up reader): nodes by id, each
+ * node's parent, its inclusive weight (its own and its descendants'), and
+ * the root.
+ */
+function indexTree(profile, self) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
-  const self = new Map();
-  for (const id of profile.samples) self.set(id, (self.get(id) || 0) + 1);
-  // Inclusive counts, children before parents.
+  // Inclusive weights, children before parents.
   const inclusive = new Map();
   const visit = (id) => {
     const n = byId.get(id);
@@ -34,7 +44,7 @@ function indexOnce(profile) {
   };
   const root = profile.nodes.find((n) => !parent.has(n.id));
   visit(root.id);
-  return { byId, parent, self, inclusive };
+  return { byId, parent, self, inclusive, root };
 }
 
 function where(frame) {
@@ -44,11 +54,45 @@ function where(frame) {
 }
 
 /**
+ * The profile from `fromUs` on (V8's clock, in µs, which on Linux, macOS
+ * and Windows is the monotonic clock process.hrtime() reads too): the same
+ * nodes, the samples taken since. A profile written with --cpu-prof starts
+ * with the process, and its start-up (loading modules) is not what a
+ * profile under load is about. When `fromUs` falls outside the profile (a
+ * clock that does not match), the profile is kept whole and `trimmed` is
+ * false.
+ * @returns {{profile:object, trimmed:boolean, dropped:number, seconds:number}}
+ */
+function profileFrom(profile, fromUs) {
+  const seconds = (profile.endTime - profile.startTime) / 1e6;
+  if (!Number.isFinite(fromUs) || fromUs <= profile.startTime || fromUs >= profile.endTime) return { profile, trimmed: false, dropped: 0, seconds };
+  const samples = [];
+  const timeDeltas = [];
+  let at = profile.startTime;
+  let last = null;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i];
+    if (at < fromUs) return;
+    timeDeltas.push(last === null ? at - fromUs : at - last);
+    samples.push(id);
+    last = at;
+  });
+  return {
+    profile: { ...profile, startTime: fromUs, samples, timeDeltas },
+    trimmed: true,
+    dropped: profile.samples.length - samples.length,
+    seconds: (profile.endTime - fromUs) / 1e6,
+  };
+}
+
+/**
  * @param {object} profile parsed .cpuprofile JSON
  * @param {object} options
  * @param {string} options.appFile the learner's app file
+ * @param {string[]} [options.callersOf] native functions (e.g. 'writev') whose
+ *   samples to attribute to the first caller outside Node.js and V8
  */
-function readCpuProfile(profile, { appFile }) {
+function readCpuProfile(profile, { appFile, callersOf = [] }) {
   const { byId, self, inclusive } = index(profile);
   const total = profile.samples.length;
   // (idle): the event loop waiting. (program): V8 and Node running native
@@ -98,7 +142,43 @@ function readCpuProfile(profile, { appFile }) {
     programSamples: outside['(program)'],
     topSelf,
     byOrigin,
+    callers: callersOf.map((name) => callersOutsideNode(profile, name, appFile)),
     hotspot: hotspot({ byId, self, inclusive }, appFile, busy),
+  };
+}
+
+/**
+ * The samples of a (native) function, by the first frame above it that is
+ * not Node.js or V8: which library, or the app, asked for the work. A
+ * native function such as `writev` is reached through Node's own stream
+ * code from everywhere; the frame that tells its callers apart is the first
+ * one outside it.
+ * @returns {{of:string, samples:number, rows:Array<{caller:string, origin:string, location:string, samples:number, sharePct:number}>}}
+ */
+function callersOutsideNode(profile, name, appFile) {
+  const { byId, parent, self } = index(profile);
+  const rows = new Map();
+  let samples = 0;
+  for (const [id, count] of self) {
+    if (byId.get(id).callFrame.functionName !== name) continue;
+    samples += count;
+    let cur = parent.get(id);
+    while (cur !== undefined && ['node', 'engine'].includes(originOf(byId.get(cur).callFrame.url, appFile).kind)) cur = parent.get(cur);
+    const frame = cur === undefined ? null : byId.get(cur).callFrame;
+    const key = frame ? `${frame.functionName}|${frame.url}|${frame.lineNumber}` : '(none)';
+    const row = rows.get(key) || {
+      caller: frame ? frame.functionName || '(anonymous)' : '(only Node.js and V8 above it)',
+      origin: frame ? originOf(frame.url, appFile).label : '',
+      location: frame ? where(frame) : '',
+      samples: 0,
+    };
+    row.samples += count;
+    rows.set(key, row);
+  }
+  return {
+    of: name,
+    samples,
+    rows: [...rows.values()].sort((a, b) => b.samples - a.samples).map((r) => ({ ...r, sharePct: samples ? (100 * r.samples) / samples : 0 })),
   };
 }
 
@@ -224,4 +304,4 @@ function describeHotspot(h, { unit = 'CPU samples' } = {}) {
   return `${header}${opening}reached from ${caller}:${quote([h.start])}`;
 }
 
-module.exports = { readCpuProfile, describeHotspot, describeOutside, foldCpuProfile };
+module.exports = { readCpuProfile, describeHotspot, describeOutside, foldCpuProfile, profileFrom, callersOutsideNode, indexTree, NOT_WORK };

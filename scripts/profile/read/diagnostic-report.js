@@ -125,7 +125,10 @@ function describeCrash(r, { brief = false } = {}) {
   const rows = [
     ['resident memory (rss)', mb(u.rss)],
     ['its peak (maxRss)', mb(u.maxRss)],
-    ['CPU time', `${u.userCpuSeconds.toFixed(2)} s user, ${u.kernelCpuSeconds.toFixed(2)} s system (${u.cpuPercent.toFixed(0)}% of one core since start)`],
+    // (Not cpuConsumptionPercent: Node divides the CPU time by the process's
+    // age in whole seconds, src/node_report.cc, so a process 1.5 s old reads
+    // as if it were 1 s old.)
+    ['CPU time', `${u.userCpuSeconds.toFixed(2)} s user, ${u.kernelCpuSeconds.toFixed(2)} s system`],
   ];
   if (u.constrainedMemory && u.constrainedMemory < u.totalMemory) rows.push(['memory limit of its container (constrained_memory)', mb(u.constrainedMemory)]);
   for (const [label, value] of rows) lines.push(`  ${label}: ${value}`);

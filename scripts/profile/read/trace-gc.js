@@ -15,6 +15,10 @@ function parseTraceGc(text) {
     const m = LINE.exec(raw.trim());
     if (!m) continue;
     const kind = /^(Scavenge|Minor)/.test(m[3]) ? 'young' : 'old';
+    // Mutator utilization: the share of the time the program itself ran
+    // (the rest went to collecting), averaged by V8 over recent full
+    // collections; V8 gives up near the heap limit when it stays low.
+    const mu = /average mu = ([\d.]+), current mu = ([\d.]+)/.exec(raw);
     events.push({
       atMs: Number(m[2]),
       type: m[3],
@@ -22,6 +26,8 @@ function parseTraceGc(text) {
       beforeMb: Number(m[4]),
       afterMb: Number(m[6]),
       pauseMs: Number(m[8]),
+      averageMu: mu ? Number(mu[1]) : null,
+      currentMu: mu ? Number(mu[2]) : null,
     });
   }
   return events;

@@ -6,6 +6,7 @@ const clinic = require('./clinic');
 module.exports = {
   prof: require('./prof'),
   cpu: require('./cpu'),
+  startup: require('./startup'),
   flame: require('./flame'),
   heap: require('./heap'),
   gc: require('./gc'),

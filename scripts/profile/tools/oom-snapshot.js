@@ -11,6 +11,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { loadUntilOutOfMemory } = require('../until-oom');
 const { parseSnapshot, summarize, retainerPath, largestObjects, functionOf, awaitingGenerators } = require('../read/heapsnapshot');
+const { readSnapshotFile } = require('../read/snapshot-file');
 const { ROOT } = require('../../lib/labs');
 const { findDeclaration, findCallLines } = require('../read/source-line');
 const { relative } = require('../../lib/labs');
@@ -82,7 +83,8 @@ module.exports = {
     const snapshotFile = path.join(dir, path.basename(written[1].trim()));
     const bytes = fs.statSync(snapshotFile).size;
     progress(`Reading ${path.basename(snapshotFile)} (${size(bytes)})`);
-    const graph = parseSnapshot(JSON.parse(fs.readFileSync(snapshotFile, 'utf8')));
+    // Streamed: JSON.parse of a file this size would need over a gigabyte at once.
+    const graph = parseSnapshot(await readSnapshotFile(snapshotFile));
     progress('Computing retained sizes (the dominator tree)');
     const summary = summarize(graph);
     const classes = [...summary.byClass.values()];

@@ -8,12 +8,55 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 const { loadUntilOutOfMemory } = require('../until-oom');
 const { readReportFile, describeCrash } = require('../read/diagnostic-report');
 const { parseTraceGc } = require('../read/trace-gc');
 const { table } = require('../read/table');
 
 const LAST_COLLECTIONS = 6;
+
+/**
+ * V8's own rule for giving up, as this node applies it (Heap::
+ * CheckIneffectiveMarkCompact in src/heap/heap.cc): four full collections
+ * in a row that each leave the old generation above a share of its limit
+ * (80% up to V8 13, Node 24; --ineffective-gc-size-threshold, 95% by
+ * default, from V8 14, Node 26) while the program ran under 40% of the
+ * time. The share is read from this node's V8 flags.
+ */
+function ineffectiveRule() {
+  let flags = '';
+  try {
+    flags = execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    // an unusual build: fall back on the rule of V8 13 and earlier
+  }
+  const size = /--ineffective-gc-size-threshold[\s\S]*?default: --ineffective-gc-size-threshold=([\d.]+)/.exec(flags);
+  const mu = /--ineffective-gc-mutator-utilization-threshold[\s\S]*?default: --ineffective-gc-mutator-utilization-threshold=([\d.]+)/.exec(flags);
+  return { size: size ? Number(size[1]) : 0.8, mu: mu ? Number(mu[1]) : 0.4 };
+}
+
+/** Why V8 ended the process, from its FATAL line and the last collections. */
+function whyItDied(fatal, last, heapLimitMb) {
+  const full = last.filter((e) => e.kind === 'old');
+  const after = full.map((e) => e.afterMb);
+  const range = (list, unit, digits = 0) => (list.length ? `${Math.min(...list).toFixed(digits)}–${Math.max(...list).toFixed(digits)}${unit}` : '');
+  const seen = full.length
+    ? ` Here the last full collections left ${range(after, ' MB')} (${range(after.map((mb) => (100 * mb) / heapLimitMb), '%')} of the ${heapLimitMb} MB old generation, young objects included)` +
+      (full.some((e) => e.averageMu !== null) ? `, with the app running ${range(full.filter((e) => e.averageMu !== null).map((e) => e.averageMu), '', 2)} of the time (mu).` : '.')
+    : '';
+  if (/Ineffective mark-compacts/.test(fatal)) {
+    const rule = ineffectiveRule();
+    return (
+      `"Ineffective mark-compacts near heap limit": V8 gave up after four full collections in a row each left the old generation over ${Math.round(rule.size * 100)}% of its limit ` +
+      `while the app ran less than ${Math.round(rule.mu * 100)}% of the time (mu below ${rule.mu}): collecting was all it still did, and each collection freed too little to matter.${seen}`
+    );
+  }
+  if (/Reached heap limit/.test(fatal)) {
+    return `"Reached heap limit": an allocation still found no room after V8's last full collections: everything on the heap was in use.${seen}`;
+  }
+  return `Full collections back to back that free almost nothing: everything on the heap was still in use.${seen}`;
+}
 
 module.exports = {
   name: 'report',
@@ -49,13 +92,14 @@ module.exports = {
     const collections = parseTraceGc(output).filter((e) => !seen.has(e.atMs) && seen.add(e.atMs));
     if (collections.length) {
       const last = collections.slice(-LAST_COLLECTIONS);
+      const mu = (e) => (e.averageMu === null ? '' : e.averageMu.toFixed(2));
       print(
-        `Its last ${last.length} garbage collections (--trace-gc)\n` +
+        `Its last ${last.length} garbage collections (--trace-gc; "mu" is the share of the time the app itself ran, averaged by V8)\n` +
           table(
-            last.map((e) => [`${(e.atMs / 1000).toFixed(2)} s`, e.type, `${e.beforeMb.toFixed(1)} MB`, `${e.afterMb.toFixed(1)} MB`, `${e.pauseMs.toFixed(1)} ms`]),
-            ['at', 'kind', 'before', 'after', 'pause'],
+            last.map((e) => [`${(e.atMs / 1000).toFixed(2)} s`, e.type, `${e.beforeMb.toFixed(1)} MB`, `${e.afterMb.toFixed(1)} MB`, `${e.pauseMs.toFixed(1)} ms`, mu(e)]),
+            ['at', 'kind', 'before', 'after', 'pause', 'mu'],
           ) +
-          '\nFull collections back to back that free almost nothing: everything on the heap was still in use.',
+          `\n${whyItDied(fatal.join('\n'), last, run.heapLimitMb)}`,
       );
     }
 

@@ -1,1 +1,0 @@
-"use strict";(self.webpackChunknode_profiling_workbook_site=self.webpackChunknode_profiling_workbook_site||[]).push([["56"],{8552(e){e.exports=JSON.parse('{"name":"docusaurus-plugin-content-pages","id":"default"}')}}]);

@@ -16,7 +16,7 @@ const summaryOf = (thresholdMs) => ({
     { id: 'quotes-held', threshold: 501, starter: { ratio: 1.18, worstMargin: -1.18 }, solution: { ratio: 0.99, worstMargin: 1.01 } },
     { id: 'heap-per-quote', threshold: 80, starter: { ratio: 19.3, worstMargin: -19 }, solution: { ratio: 0.26, worstMargin: 3.1 } },
     // A calibrated gate reports its threshold in milliseconds of this run.
-    { id: 'hit-cost', threshold: thresholdMs, starter: { ratio: 0.33, worstMargin: 2.6 }, solution: { ratio: 0.32, worstMargin: 2.7 } },
+    { id: 'hit-saving', threshold: thresholdMs, starter: { ratio: 0.33, worstMargin: 2.6 }, solution: { ratio: 0.32, worstMargin: 2.7 } },
   ],
   verdicts: { starter: { right: 10, total: 10 }, solution: { right: 10, total: 10 } },
   checkSeconds: { median: 7.8, max: 8 },
@@ -35,7 +35,7 @@ const gates = (ids) => Object.fromEntries(ids.map((id) => [id, { starter: { rati
 
 test('a bench records the thresholds as the check defines them, not one run\'s milliseconds', () => {
   writeMargins(lab, summaryOf(0.39), { node: 'v20.20.2', hogs: 0, runs: 10, machine: 'test' });
-  expect(rows()[0].thresholds).toEqual({ 'quotes-held': 501, 'heap-per-quote': 80, 'hit-cost': 0.35 });
+  expect(rows()[0].thresholds).toEqual({ 'quotes-held': 501, 'heap-per-quote': 80, 'hit-saving': 0.25 });
 });
 
 test('benches on other versions of the same design stay; the same version and hogs is replaced', () => {
@@ -46,14 +46,14 @@ test('benches on other versions of the same design stay; the same version and ho
 });
 
 test('rows of another design are dropped: other gates, or other recorded thresholds', () => {
-  const ids = ['quotes-held', 'heap-per-quote', 'hit-cost'];
+  const ids = ['quotes-held', 'heap-per-quote', 'hit-saving'];
   fs.writeFileSync(
     lab.marginsFile,
     JSON.stringify({
       about: 'test',
       benches: [
-        { node: 'v22.23.3', hogs: 0, gates: gates(['heap-per-quote', 'hit-cost']) }, // a gate since added
-        { node: 'v24.21.0', hogs: 0, thresholds: { 'quotes-held': 501, 'heap-per-quote': 50, 'hit-cost': 0.35 }, gates: gates(ids) },
+        { node: 'v22.23.3', hogs: 0, gates: gates(['heap-per-quote', 'hit-saving']) }, // a gate since added
+        { node: 'v24.21.0', hogs: 0, thresholds: { 'quotes-held': 501, 'heap-per-quote': 50, 'hit-saving': 0.25 }, gates: gates(ids) },
         { node: 'v24.21.0', hogs: 1, gates: gates(ids) }, // same gates, thresholds not recorded: kept
       ],
     }),

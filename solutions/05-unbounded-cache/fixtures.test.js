@@ -142,7 +142,7 @@ describe('lab 05 · fixtures', () => {
         'deleting the cache',
         lookupOf('no-cache', '  return priceQuote(product, region, currency);'),
         (result) => {
-          expectGates(result, { 'heap-per-quote': true, 'hit-cost': false }, { orResponse: REPEATED_SOONER });
+          expectGates(result, { 'heap-per-quote': true, 'hit-saving': false }, { orResponse: REPEATED_SOONER });
         },
       ],
       [
@@ -152,7 +152,7 @@ describe('lab 05 · fixtures', () => {
           [CACHE, 'const quotes = new Map();'],
         ]),
         (result) => {
-          expectGates(result, { 'heap-per-quote': false, 'hit-cost': false }, { orResponse: REPEATED_SOONER });
+          expectGates(result, { 'heap-per-quote': false, 'hit-saving': false }, { orResponse: REPEATED_SOONER });
         },
       ],
       [
@@ -216,7 +216,7 @@ function logQuote(text) {
   return last.quote;`],
         ]),
         (result) => {
-          expectGates(result, { 'heap-per-quote': true, 'hit-cost': false }, { orResponse: REPEATED_SOONER });
+          expectGates(result, { 'heap-per-quote': true, 'hit-saving': false }, { orResponse: REPEATED_SOONER });
         },
       ],
       [
@@ -232,7 +232,7 @@ function logQuote(text) {
           [[CACHE, 'const quotes = new Map();']],
         ),
         (result) => {
-          expectGates(result, { 'heap-per-quote': true, 'hit-cost': false }, { orResponse: REPEATED_SOONER });
+          expectGates(result, { 'heap-per-quote': true, 'hit-saving': false }, { orResponse: REPEATED_SOONER });
         },
       ],
       [

@@ -255,7 +255,9 @@ module.exports = defineCheck(
     // What the profilers must find in the starter (the extended suite runs each).
     findings: {
       cpu: /`ret \(handlebars\)`, reached from the function at labs\/\S+\/app\.js:85, whose one call into handlebars is line 88/,
-      'clinic-doctor': /Doctor's verdict: "gc"/,
+      // Doctor's measured flag, not its headline ("gc" only while neither
+      // its CPU nor its active-handles heuristic is flagged as well).
+      'clinic-doctor': /✗ flagged {2}garbage collection/,
     },
     charts: [
       { kind: 'gate-bars', title: 'A lone /report request, against its threshold', gates: [{ id: 'latency-p50', label: 'median latency, one request at a time' }] },

@@ -22,10 +22,11 @@
 //                   whole quote per product (~1.7 KB); one that also keeps
 //                   every key it has seen, a few hundred bytes; a bounded
 //                   one, close to nothing once the JIT has settled.
-//   hit-cost        calibrated: the app's own CPU time per repeated quote,
-//                   in units of t, the CPU time of one quote from the pricing
-//                   model on this machine: a fraction of t when the cache
-//                   hits, about t when it does not.
+//   hit-saving      calibrated: the app's own CPU time per new quote minus
+//                   its CPU time per repeated quote, under the same load, in
+//                   units of t, the CPU time of one quote from the pricing
+//                   model on this machine: about t when the cache hits (the
+//                   pricing it saves), nothing when it does not.
 // Beside the gates, response cases: quotes equal to those the check
 // computes from the shipped pricing model, lone and sampled under load;
 // 400s for bad input; every request received by the process the check
@@ -67,6 +68,7 @@ const SETTINGS = {
   seconds: 0.3, // each round of repeated quotes, after one more that is not timed
   latencySamples: 11,
   hitSavesT: 0.5, // a repeated quote must come back at least this many t sooner than a new one
+  calibrationWarmUp: 600, // untimed quotes before t is first timed: V8 optimises the model by then (see calibrate.js)
 };
 
 const quotePath = ([product, region, currency]) => `/quote?product=${product}&region=${region}&currency=${currency}`;
@@ -174,7 +176,7 @@ async function measure(ctx) {
   progress('Calibrating: the CPU time of one quote from the pricing model on this machine (t)');
   // Kept: t is timed again on either side of the repeated quotes.
   const calibrator = ctx.calibrator(CALIBRATE);
-  const calibration = await calibrator.call('quoteCost', [modelFile, checked]);
+  const calibration = await calibrator.call('quoteCost', [modelFile, checked, SETTINGS.calibrationWarmUp]);
   const { t } = calibration;
   // Parsed again here: the child's objects come from another realm under a
   // test runner, and a deep comparison would tell their prototypes apart.
@@ -248,51 +250,94 @@ async function measure(ctx) {
   };
   ctx.decide({ figures: { 'quotes-held': heldFigure }, responses, info: [{ id: 't', label: 'CPU time of one quote from the pricing model on this machine (t)', value: t, unit: 'ms' }] }, 'counting the quotes the cache holds');
 
-  // Gate 3: what a repeated quote costs the app: 20 products new to it now
-  // that its cache is full, each asked for once, then over and over. Timed
-  // before the memory checkpoints, whose forced collections throw some
-  // optimised code away (see the heap-per-quote gate), and after a round
-  // that is not timed: the CPU time of the first round of hits also paid
-  // for compiling their path (on a 2-vCPU machine, Node 20's first round
-  // cost up to twice its third, and the rounds disagreed).
-  progress(`Repeated quotes: ${SETTINGS.hotQuotes} products, each asked for once, then over and over`);
+  // Gate 3: what a repeated quote saves the app: 20 products new to it now
+  // that its cache is full, each asked for once, then over and over, in
+  // rounds that alternate with rounds of products never asked for before,
+  // both under the same load and timed the same way. A hit saves the
+  // pricing, about t, whatever the rest of a request costs: the request's
+  // own work (parsing, routing, sending the JSON) is in both rounds and
+  // cancels out. That share moves from machine to machine (measured on
+  // 2-vCPU VMs: 0.06–0.17 t on one, 0.31–0.35 t in CI, where syscalls cost
+  // more), so the CPU of a hit alone, against a fraction of t, judged the
+  // machine as much as the cache. Timed before the memory checkpoints,
+  // whose forced collections throw some optimised code away (see the
+  // heap-per-quote gate), and after a pair of rounds that is not timed: the
+  // first round of hits also paid for compiling their path (on a 2-vCPU
+  // machine, Node 20's first round cost up to twice its third).
+  progress(`Repeated quotes: ${SETTINGS.hotQuotes} products, each asked for once, then over and over, in rounds that alternate with rounds of new products`);
   for (const key of hot) {
     const res = await get(app.url + quotePath(key)).catch((e) => e);
     if (key === hot[7]) responses.push(quoteCase(`GET ${quotePath(key)} (a product new to the app)`, res, expected(key)));
   }
+  const hotLoad = () => runLoad({ url: app.url, path: (i) => quotePath(hot[i % hot.length]), connections: SETTINGS.connections, duration: SETTINGS.seconds });
+  // Short names, as the repeated quotes have: only the pricing differs.
+  const newLoad = (round) => runLoad({ url: app.url, path: (i) => quotePath([`${tag}-r${round}-${i}`, REGIONS[i % 5], CURRENCIES[(i * 3) % 5]]), connections: SETTINGS.connections, duration: SETTINGS.seconds });
   // t again, on either side of the timed rounds: the machine's speed moves
   // from one second to the next (on a shared 2-vCPU VM, t read 1.05 ms in
   // some checks and 1.7 ms in others while a hit cost the same), and the
-  // rounds are judged against the t of their own moment.
-  const tBefore = (await calibrator.call('quoteCost', [modelFile, []])).t;
-  const hotLoads = [await runLoad({ url: app.url, path: (i) => quotePath(hot[i % hot.length]), connections: SETTINGS.connections, duration: SETTINGS.seconds })];
-  ctx.assertAlive(app, 'while repeated quotes were asked for');
+  // rounds are judged against the t of their own moment. After the app is
+  // idle: its JIT compiles on other threads, which compete with the timing.
   await app.waitUntilIdle();
+  const tBefore = (await calibrator.call('quoteCost', [modelFile, []])).t;
+  const hotLoads = [];
+  const timedRound = async (run, what) => {
+    const before = await app.cpuAndRequests();
+    const result = await run();
+    const after = await app.cpuAndRequests();
+    ctx.assertAlive(app, `while ${what} were measured`);
+    await app.waitUntilIdle();
+    hotLoads.push(result);
+    return { result, served: after.served - before.served, cpu: (after.total - before.total) / 1000 / Math.max(result.responses, 1) };
+  };
+  await timedRound(hotLoad, 'repeated quotes');
+  await timedRound(() => newLoad(0), 'quotes of new products');
+  const savings = [];
   const hitCosts = [];
+  const missCosts = [];
   let answered = 0; // in the timed rounds, as `received`
   let received = 0;
   for (let round = 1; round <= SETTINGS.rounds; round++) {
-    const before = await app.cpuAndRequests();
-    const result = await runLoad({ url: app.url, path: (i) => quotePath(hot[i % hot.length]), connections: SETTINGS.connections, duration: SETTINGS.seconds });
-    const after = await app.cpuAndRequests();
-    ctx.assertAlive(app, 'while repeated quotes were measured');
-    await app.waitUntilIdle();
-    hotLoads.push(result);
-    answered += result.responses;
-    received += after.served - before.served;
-    hitCosts.push((after.total - before.total) / 1000 / Math.max(result.responses, 1));
-    progress(`  round ${round}/${SETTINGS.rounds}: ${count(result.responses, 'quote')}, ${hitCosts.at(-1).toFixed(3)} ms of CPU each (${(hitCosts.at(-1) / tBefore).toFixed(2)} t)`);
+    const hit = await timedRound(hotLoad, 'repeated quotes');
+    const miss = await timedRound(() => newLoad(round), 'quotes of new products');
+    for (const r of [hit, miss]) {
+      answered += r.result.responses;
+      received += r.served;
+    }
+    hitCosts.push(hit.cpu);
+    missCosts.push(miss.cpu);
+    savings.push(miss.cpu - hit.cpu);
+    progress(`  round ${round}/${SETTINGS.rounds}: ${hit.cpu.toFixed(3)} ms of CPU per repeated quote, ${miss.cpu.toFixed(3)} ms per new one (${(savings.at(-1) / tBefore).toFixed(2)} t)`);
   }
   const tAfter = (await calibrator.call('quoteCost', [modelFile, []])).t;
-  const tHits = (tBefore + tAfter) / 2;
-  responses.push(statusesUnderLoad(hotLoads, `${count(hotLoads.reduce((n, l) => n + l.responses, 0), 'repeated quote')} under load`));
+  // The cheapest of each: whatever else runs on the machine (another
+  // thread on the same core, the app's compiler and collector threads, a
+  // process of the check) only ever adds CPU time to a round or a timing,
+  // never takes it away, as with the fastest of the lone requests above.
+  // Measured over pairs of rounds on a 2-vCPU VM, a new quote cost a
+  // correct cache 1.22–2.67 ms and t read 1.0–1.9 ms from one timing to
+  // the next: the median of each pair's difference, over the median t,
+  // read 0.54–2.1 t for correct caches and 0.07–0.19 t for one whose 20
+  // repeated quotes never hit, too close to judge; the cheapest rounds
+  // and the cheapest t read about 1 t and 0.1 t. The cheapest t of the
+  // three timings, the first included: with two, one run in ten still
+  // read t 1.5× too high.
+  const tHits = Math.min(t, tBefore, tAfter);
+  const saved = Math.min(...missCosts) - Math.min(...hitCosts);
+  responses.push(statusesUnderLoad(hotLoads, `${count(hotLoads.reduce((n, l) => n + l.responses, 0), 'quote')} under load, repeated and new`));
   const hitFigure = {
-    value: median(hitCosts),
+    value: saved,
     per: tHits,
-    scale: `t = ${tHits.toFixed(2)} ms, the CPU time of one quote, timed just before and after the rounds; median of ${SETTINGS.rounds} rounds`,
+    scale: `t = ${tHits.toFixed(2)} ms, the CPU time of one quote, the lowest of three timings (at the start, and either side of the rounds); CPU per new quote minus CPU per repeated quote, the cheapest of ${SETTINGS.rounds} rounds of each`,
   };
   const tInfo = { id: 't', label: 'CPU time of one quote from the pricing model on this machine (t)', value: tHits, unit: 'ms', text: `${tBefore.toFixed(2)} ms before the repeated quotes, ${tAfter.toFixed(2)} ms after; ${t.toFixed(2)} ms at the start` };
-  ctx.decide({ figures: { 'quotes-held': heldFigure, 'hit-cost': hitFigure }, responses, info: [tInfo] }, 'timing repeated quotes');
+  const hitCostInfo = {
+    id: 'quote-cpu',
+    label: 'CPU time the app spends per repeated quote, under load',
+    value: Math.min(...hitCosts),
+    unit: 'ms',
+    text: `${(Math.min(...hitCosts) / tHits).toFixed(2)} t; per new quote ${Math.min(...missCosts).toFixed(3)} ms (${(Math.min(...missCosts) / tHits).toFixed(2)} t); the cheapest round of each`,
+  };
+  ctx.decide({ figures: { 'quotes-held': heldFigure, 'hit-saving': hitFigure }, responses, info: [tInfo, hitCostInfo] }, 'timing repeated quotes');
 
   // Gate 2: memory per new product, once the cache is full and the JIT has settled.
   progress(`Quotes for ${SETTINGS.settle} more new products, then memory checkpoints every ${SETTINGS.checkpointEvery}`);
@@ -346,12 +391,12 @@ async function measure(ctx) {
 
   const slope = medianSlope(points.map((p) => p.requests), points.map((p) => p.heapUsed));
   const rssSlope = medianSlope(points.map((p) => p.requests), points.map((p) => p.rss));
-  const costThreshold = ctx.check.threshold('hit-cost') * tHits;
+  const savingThreshold = ctx.check.threshold('hit-saving') * tHits;
   const noise = [];
-  // Every round must agree with the median about the verdict.
-  const cost = median(hitCosts);
-  if (hitCosts.some((c) => c < costThreshold !== cost < costThreshold)) {
-    noise.push(`the rounds of repeated quotes disagreed about the verdict (${hitCosts.map((c) => `${(c / tHits).toFixed(2)} t`).join(', ')})`);
+  // The cheapest rounds and the pairs of rounds taken one by one (their
+  // median) must agree about the verdict.
+  if (median(savings) >= savingThreshold !== saved >= savingThreshold) {
+    noise.push(`the rounds of repeated and new quotes disagreed about the verdict (the cheapest of each: ${(saved / tHits).toFixed(2)} t saved; pair by pair: ${savings.map((c) => `${(c / tHits).toFixed(2)} t`).join(', ')})`);
   }
   // The machine's speed changed while the hits were timed.
   const drift = Math.max(tBefore, tAfter) / Math.min(tBefore, tAfter);
@@ -371,11 +416,12 @@ async function measure(ctx) {
         value: slope,
         scale: `median slope over ${SETTINGS.checkpointEvery * (SETTINGS.checkpoints - 1)} new products after ${SETTINGS.fill + SETTINGS.settle} others; every thread, Buffers included, compiled code excluded`,
       },
-      'hit-cost': hitFigure,
+      'hit-saving': hitFigure,
     },
     responses,
     info: [
       tInfo,
+      hitCostInfo,
       {
         id: 'heap-growth',
         label: `memory growth over the ${SETTINGS.checkpointEvery * (SETTINGS.checkpoints - 1)} measured new products`,
@@ -393,7 +439,7 @@ async function measure(ctx) {
       { id: 'hit-latency', label: 'fastest repeated quote, one at a time', value: repeated, unit: 'ms', text: `fastest new quote: ${fresh.toFixed(2)} ms` },
     ],
     noise,
-    series: { heap: points, slope, t, costs: hitCosts, held, latencies: { repeated, fresh } },
+    series: { heap: points, slope, t, costs: hitCosts, missCosts, savings, held, latencies: { repeated, fresh } },
   };
 }
 
@@ -527,9 +573,15 @@ module.exports = defineCheck(
     //   spare. Checkpoints 250 products apart, a divisor of the budget,
     //   see a cache that empties itself every 250 or 500 products at the
     //   same point of its cycle each time, so it reads flat too.
-    // - hit-cost: a cache that hits costs the app 0.06–0.17 t per repeated
-    //   quote (Express and JSON); no cache, or one that never hits, about
-    //   1.05 t: 0.35 t lies near their geometric middle.
+    // - hit-saving: a cache that hits saves the pricing, 1.0–1.1 t with
+    //   the cheapest rounds and the cheapest t (the twelve bounded designs
+    //   of the fixtures, Node 20, 2-vCPU VM); a cache whose repeated quotes
+    //   are priced again saves nothing (-0.07 t measured). A quarter of t
+    //   keeps the first 2.7× inside or more (a third kept it only 2×: one
+    //   run in ten reads t 1.4× high) and is never reached by the second. It used to be the CPU per repeated quote alone, under
+    //   0.35 t: a correct cache read 0.06–0.2 t on one VM and 0.31–0.35 t
+    //   in CI (a request's own work costs more where syscalls do), and
+    //   failed there.
     gates: {
       'quotes-held': {
         label: 'quotes the cache holds at once',
@@ -548,14 +600,14 @@ module.exports = defineCheck(
         pass: 'Memory stays flat once the cache is full: nothing is kept for good per product quoted.',
         fail: 'Every new product quoted leaves something in memory for good: the cache has no limit, or something beside it (a list of every key seen, a log, a copy in a worker) keeps growing.',
       },
-      'hit-cost': {
-        label: 'CPU time the app spends per repeated quote',
-        op: '<',
-        threshold: 0.35,
+      'hit-saving': {
+        label: 'CPU time a repeated quote saves the app, against a new one',
+        op: '>=',
+        threshold: 0.25,
         per: 't',
         unit: 'ms',
         pass: 'A quote asked for again is served from the cache, without pricing it again.',
-        fail: 'A quote asked for again costs about as much as pricing it: the cache does not hit (no cache, a key that never repeats, or too small to hold 20 quotes).',
+        fail: 'A quote asked for again costs about as much as a new one: the cache does not hit (no cache, a key that never repeats, or too small to hold 20 quotes).',
       },
     },
     // The leak is the lesson; the starter's cache works, it just never forgets.
@@ -567,14 +619,14 @@ module.exports = defineCheck(
     explain: {
       kind: 'calibrated',
       calibration:
-        "t is the CPU time of one quote from the lab's pricing model (timed in a plain Node process after 20 warm-up quotes, just before and just after the repeated quotes it scales). A repeated quote that hits the cache costs the app a small fraction of t; one that is priced again costs about t; the same difference, read from each request's CPU time inside the app, tells the check which quotes the cache still held. The memory gate is machine-independent: bytes per new product after a forced GC in every thread of the app.",
-      noise: 'the three rounds of repeated quotes disagree about the verdict, or t timed before and after them differs by more than 1.5×; or, where the CPU clock is too coarse to time one quote, more than 5% of the quotes asked for again took between a hit and a pricing.',
+        "t is the CPU time of one quote from the lab's pricing model (timed in a plain Node process once its JIT has optimised the model, after 600 untimed quotes; again just before and just after the repeated quotes it scales). A repeated quote that hits the cache saves the app about t against a new quote under the same load, one that is priced again saves nothing; the same difference, read from each request's CPU time inside the app, tells the check which quotes the cache still held. The memory gate is machine-independent: bytes per new product after a forced GC in every thread of the app.",
+      noise: 'the three pairs of rounds (repeated quotes, new quotes) disagree about the verdict, or t timed before and after them differs by more than 1.5×; or, where the CPU clock is too coarse to time one quote, more than 5% of the quotes asked for again took between a hit and a pricing.',
     },
     captures: [{ load: true }, { tool: 'heap' }, { tool: 'gc' }],
     tools: ['heap', 'gc', 'heapprofiler'],
     charts: [
       { kind: 'heap-over-requests', title: 'Memory used over quotes of new products', x: 'new products quoted' },
-      { kind: 'gate-bars', title: 'A repeated quote, against its threshold', gates: [{ id: 'hit-cost', label: 'CPU per repeated quote' }] },
+      { kind: 'gate-bars', title: 'What a repeated quote saves, against its threshold', gates: [{ id: 'hit-saving', label: 'CPU saved per repeated quote' }] },
     ],
   },
   __filename,

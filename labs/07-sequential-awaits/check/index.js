@@ -402,10 +402,12 @@ module.exports = defineCheck(
     // What the profilers must find in the starter (the extended suite runs each).
     findings: {
       cpu: /`fetch`, called from labs\/\S+\/app\.js:21/,
-      // Doctor reads the same waiting either way: a CPU left idle (flagged),
-      // or, when the start's busy seconds lift the busiest tenth of its CPU
-      // samples over 90% (seen in a fresh clone), an "io" verdict.
-      'clinic-doctor': /✗ flagged +CPU usage|Doctor's verdict: "io"/,
+      // None for Clinic Doctor: its reading of this lab varies with the
+      // machine and the length of the run. On the workbook's machine it
+      // flags the idle CPU and says "io" (the walkthrough's capture); in a
+      // fresh clone on a 2-vCPU CI machine, a 4-second run read "none" with
+      // the busiest tenth of CPU samples over 90% of a core. The extended
+      // suite still runs it here and checks its report is written.
     },
     charts: [
       {

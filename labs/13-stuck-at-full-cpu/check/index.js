@@ -510,7 +510,7 @@ module.exports = defineCheck(
     //   of its longest request (about one u: an import or a read); one stuck
     //   in a read never answers it again.
     // Measured on a 2-vCPU VM, 10 runs a side on Node 20 (idle and beside a
-    // CPU hog), 24 and 26: the reference read 1.16–1.29× and /health 2.7–4.3
+    // CPU hog), 24 and 26: the reference read 1.16–1.29× and /health 3.0–4.7
     // u at the median, its worst runs 3.8× (hog) to 6.6× inside; the
     // starter, stuck, past both in every run (a check reads it 12× and
     // about 4× past, at hangUnits).

@@ -113,8 +113,11 @@ function main() {
       }
       const key = (r) => `${r.tool}@${r.lab}`;
       const fresh = new Map(rows.map((r) => [key(r), r]));
-      // The machine of the rows run now, beside the one of the rows kept.
-      const machine = kept.machine === run.machine ? run.machine : `${kept.machine}; the rows of ${[...(values.lab || []), ...(values.tool || [])].join(', ')}: ${run.machine}`;
+      // The machine of the rows run now, beside the one of the rows kept
+      // (named only where it differs from the machine of the whole table,
+      // the first one named).
+      const base = kept.machine.split('; ')[0];
+      const machine = run.machine === base ? kept.machine : `${kept.machine}; the rows of ${[...(values.lab || []), ...(values.tool || [])].join(', ')}: ${run.machine}`;
       next = { ...kept, date: run.date, machine, rows: [...kept.rows.map((r) => fresh.get(key(r)) || r), ...rows.filter((r) => !kept.rows.some((k) => key(k) === key(r)))] };
     }
     fs.writeFileSync(TOOL_MATRIX_FILE, `${JSON.stringify({ about: kept?.about, ...next }, null, 2)}\n`);

@@ -235,3 +235,14 @@ describe('no process is ever left behind', () => {
     expect(err && err.message).toMatch(/ECONNREFUSED|ECONNRESET|no answer/);
   });
 });
+
+test('a refused connection rejects with an Error of the checks\' own realm (under Jest too), with its code', async () => {
+  // A port that was just free: nothing listens there.
+  const server = require('node:net').createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  const failed = await get(`http://127.0.0.1:${port}/`).catch((err) => err);
+  expect(failed instanceof Error).toBe(true);
+  expect(failed.code).toBe('ECONNREFUSED');
+});

@@ -13,7 +13,8 @@ const http = require('node:http');
  * @param {number} [options.timeoutMs=10000]
  * @param {AbortSignal} [options.signal]
  * @returns {Promise<{status:number, headers:object, body:string, ms:number}>}
- *   rejects on a connection error or after `timeoutMs`.
+ *   rejects on a connection error or after `timeoutMs`, with an Error of
+ *   this module's realm (see asError).
  */
 function request(url, { method = 'GET', body, headers = {}, timeoutMs = 10_000, signal } = {}) {
   const payload = body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body);
@@ -35,12 +36,24 @@ function request(url, { method = 'GET', body, headers = {}, timeoutMs = 10_000, 
           ms: Number(process.hrtime.bigint() - started) / 1e6,
         }),
       );
-      res.on('error', reject);
+      res.on('error', (err) => reject(asError(err)));
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on('error', reject);
+    req.on('error', (err) => reject(asError(err)));
     req.end(payload ?? undefined);
   });
+}
+
+/**
+ * The error as an Error of this realm. Node's own errors (a refused or
+ * reset connection) are made in Node's realm; under Jest, which runs the
+ * checks in a realm of their own, they are not `instanceof Error` there, and
+ * a check that tells an answer from an error that way would read one as an
+ * answer with no status and no time.
+ */
+function asError(err) {
+  if (err instanceof Error) return err;
+  return Object.assign(new Error(err && err.message ? err.message : String(err)), { code: err && err.code, name: (err && err.name) || 'Error', cause: err });
 }
 
 function get(url, options = {}) {
@@ -56,4 +69,4 @@ function json(response) {
   }
 }
 
-module.exports = { request, get, json };
+module.exports = { request, get, json, asError };

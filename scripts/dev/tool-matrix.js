@@ -140,4 +140,4 @@ function machineText() {
 
 if (require.main === module) main();
 
-module.exports = { finding };
+module.exports = { finding, DURATION_OF };

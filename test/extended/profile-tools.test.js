@@ -11,6 +11,7 @@ const { ROOT, labs, checkOf } = require('../../scripts/lib/labs');
 const { runCli } = require('../helpers/cli');
 const { processesRunning } = require('../helpers/leftovers');
 const { unavailable: perfUnavailable } = require('../../scripts/profile/tools/perf');
+const { DURATION_OF } = require('../../scripts/dev/tool-matrix');
 
 // The file each tool points the learner at first.
 const ARTIFACT = {
@@ -42,8 +43,11 @@ afterAll(() => {
 describe.each(CASES)('--tool %s on lab %s', (tool, lab, artifact, finding) => {
   const skip = tool === 'perf' && perfUnavailable();
   (skip ? test.skip : test)(`writes its artifact${finding ? ' and reports what it found' : ''}`, async () => {
-    // The out-of-memory tools load the app until it dies: give a busy machine the time.
-    const seconds = ['report', 'oom-snapshot'].includes(tool) ? '15' : '4';
+    // As the profiler matrix runs them: 4 s of load, and longer where a tool
+    // needs it (the out-of-memory tools load the app until it dies; gc's
+    // verdict needs enough full collections, and with 4 s lab 03's read
+    // "not enough to tell" in a fresh clone).
+    const seconds = String(DURATION_OF[tool] ?? 4);
     const { code, stdout, stderr } = await runCli(['profile', lab, '--tool', tool, '--duration', seconds]);
     if (code !== 0) throw new Error(`exit ${code}\n${stdout}\n${stderr}`);
     const open = /Open first: (\S+)/.exec(stdout)[1];

@@ -279,14 +279,14 @@ async function measure(ctx) {
   // idle: its JIT compiles on other threads, which compete with the timing.
   await app.waitUntilIdle();
   const tBefore = (await calibrator.call('quoteCost', [modelFile, []])).t;
-  const hotLoads = [];
+  const roundLoads = [];
   const timedRound = async (run, what) => {
     const before = await app.cpuAndRequests();
     const result = await run();
     const after = await app.cpuAndRequests();
     ctx.assertAlive(app, `while ${what} were measured`);
     await app.waitUntilIdle();
-    hotLoads.push(result);
+    roundLoads.push(result);
     return { result, served: after.served - before.served, cpu: (after.total - before.total) / 1000 / Math.max(result.responses, 1) };
   };
   await timedRound(hotLoad, 'repeated quotes');
@@ -323,7 +323,7 @@ async function measure(ctx) {
   // read t 1.5× too high.
   const tHits = Math.min(t, tBefore, tAfter);
   const saved = Math.min(...missCosts) - Math.min(...hitCosts);
-  responses.push(statusesUnderLoad(hotLoads, `${count(hotLoads.reduce((n, l) => n + l.responses, 0), 'quote')} under load, repeated and new`));
+  responses.push(statusesUnderLoad(roundLoads, `${count(roundLoads.reduce((n, l) => n + l.responses, 0), 'quote')} under load, repeated and new`));
   const hitFigure = {
     value: saved,
     per: tHits,

@@ -23,6 +23,8 @@
 // inputs. Expected answers come from isAddress(), the specification written
 // out by hand without a regular expression.
 
+const { seededRandom } = require('../../../scripts/harness/seeded-random');
+
 const MAX_ADDRESS = 254;
 const MAX_LOCAL_PART = 64;
 const MAX_LABEL = 63;
@@ -72,18 +74,9 @@ function isAddress(text) {
   return tld.length >= 2 && [...tld].every(isLetter);
 }
 
-/** A small seeded generator (mulberry32): the same seed, the same addresses. */
+/** The check's random source, seeded: the same seed, the same addresses. */
 function generator(seed) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
-  const pick = (list) => list[int(0, list.length - 1)];
+  const { int, pick } = seededRandom(seed);
   const chars = (alphabet, n) => Array.from({ length: n }, () => pick(alphabet)).join('');
   return {
     int,

@@ -76,7 +76,7 @@ async function measure(ctx) {
   progress('Starting the app');
   const app = await ctx.start(ctx.candidate);
   const counter = countAnswers();
-  const ask = (path, options = {}) => counter.count(request(`${app.url}${path}`, options).catch(asError));
+  const ask = (path, options = {}) => counter.count(request(`${app.url}${path}`, options).catch((err) => err));
 
   progress(`Listening on ${app.url} (pid ${app.pid}). Timing /health, the unit for requests of no particular size`);
   const responses = [];
@@ -357,17 +357,6 @@ async function warmUpReads({ ask, rand, names, timeoutMs }) {
 }
 
 /** Counts the requests to the app that came back with an answer (any status). */
-/**
- * A failed request as an Error of this realm. Node's own errors (a reset
- * connection) come from Node's realm, and under Jest, which runs the check
- * in a realm of its own, they are not `instanceof Error` here: the reads
- * would take them for answers.
- */
-function asError(err) {
-  if (err instanceof Error) return err;
-  return Object.assign(new Error(err && err.message ? err.message : String(err)), { code: err && err.code, cause: err });
-}
-
 function countAnswers() {
   let answered = 0;
   return {

@@ -17,24 +17,18 @@
 // the same instant. Everything is drawn afresh on every run (ids, times,
 // sizes, customers), from a seeded generator so that a run can be replayed.
 
+const { seededRandom } = require('../../../scripts/harness/seeded-random');
+
 const DAY_MS = 86_400_000;
 // The store's largest page (orders-store.js): a run longer than that fills
 // a page whatever page size an app asks for.
 const STORE_MAX_LIMIT = 1000;
 
-/** A small seeded generator (mulberry32), so a failing run can be replayed from its seed. */
+/** The check's random source, seeded, so a failing run can be replayed from its seed. */
 function generator(seed) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
-  const chars = (n) => Array.from({ length: n }, () => 'abcdefghijklmnopqrstuvwxyz0123456789'[int(0, 35)]).join('');
-  return { next, int, chars, pick: (list) => list[int(0, list.length - 1)] };
+  const rand = seededRandom(seed);
+  const chars = (n) => Array.from({ length: n }, () => 'abcdefghijklmnopqrstuvwxyz0123456789'[rand.int(0, 35)]).join('');
+  return { ...rand, chars };
 }
 
 /** Unique order ids and customer names for one run (random, so id order is not time order). */

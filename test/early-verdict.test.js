@@ -5,7 +5,8 @@
 // Pure functions and hand-built checks: no app is started.
 
 const { defineCheck, EarlyVerdict, DECISIVE } = require('../scripts/checks/define-check');
-const { enoughRounds, middleRounds } = require('../scripts/checks/against-reference');
+const { enoughRounds, roundsUntilDecided, middleRounds } = require('../scripts/checks/against-reference');
+const { medianInterval } = require('../scripts/harness/stats');
 
 const GATES = {
   latency: { label: 'latency', op: '<', threshold: 1, per: 't', unit: 'ms', pass: 'fast', fail: 'slow' },
@@ -111,6 +112,44 @@ describe('rounds stop once they agree clearly', () => {
     const below = enoughRounds({ threshold: 1, op: '<', minRounds: 3 });
     expect(below.clear([0.5, 0.6, 0.55])).toBe(true);
     expect(below.clear([0.8, 0.7, 0.75])).toBe(false);
+  });
+});
+
+describe("the median's distribution-free interval (sign test)", () => {
+  const count = (n) => Array.from({ length: n }, (_, i) => i + 1);
+  // Ranks from the binomial with p = 1/2: P(X <= 1) = 9/256 <= 0.05 < P(X <= 2)
+  // for n = 8; P(X <= 4) = 0.038 for n = 16; P(X <= 5) = 0.021 for n = 20.
+  test.each([
+    [4, null],
+    [5, [1, 5]],
+    [8, [2, 7]],
+    [16, [5, 12]],
+    [20, [6, 15]],
+  ])('%i values in order: %j', (n, interval) => expect(medianInterval(count(n), 0.9)).toEqual(interval));
+  test('order does not matter', () => expect(medianInterval([7, 1, 8, 3, 2, 6, 5, 4], 0.9)).toEqual([2, 7]));
+});
+
+describe('rounds go on until their median is on one side of the threshold', () => {
+  const until = roundsUntilDecided({ threshold: 0.6, op: '>=', minRounds: 4 });
+  // A noisy CI run of lab 02's starter on Node 24 (2026-11-26): six of eight
+  // rounds below the threshold, two above it.
+  const noisy = [0.49, 0.84, 0.44, 0.27, 0.49, 1.09, 0.49, 0.6];
+  test('rounds that agree clearly stop as before', () => expect(until.clear([0.3, 0.35, 0.3, 0.32])).toBe(true));
+  test('six of eight on one side: undecided, more rounds', () => {
+    expect(until.clear(noisy)).toBe(false);
+    expect(until.noise(noisy)[0]).toMatch(/^after 8 rounds the ratios still disagree .* 0\.44× to 0\.84×, holds the threshold, 0\.6×$/);
+  });
+  test('twelve of sixteen below: the interval lies below, a fail', () => {
+    const more = [...noisy, 0.45, 0.5, 0.41, 0.52, 0.48, 0.7, 0.47, 0.5];
+    expect(until.clear(more)).toBe(true);
+    expect(until.noise(more)).toEqual([]);
+    expect(until.describe(more)).toMatch(/^after 16 rounds the median ratio, 0\.49×, fails, and its 90% interval \(0\.47× to 0\.52×\)/);
+  });
+  test('near the threshold, all on one side: five rounds decide', () => expect(until.clear([0.65, 0.7, 0.66, 0.68, 0.64])).toBe(true));
+  test('for a "<" gate', () => {
+    const below = roundsUntilDecided({ threshold: 1, op: '<', minRounds: 3 });
+    expect(below.clear([0.9, 0.95, 0.92, 0.97, 0.91])).toBe(true);
+    expect(below.clear([0.9, 1.05, 0.92, 0.97, 0.91])).toBe(false);
   });
 });
 

@@ -459,3 +459,37 @@ describe('reading a process paused through the inspector (--tool inspect)', () =
     expect(typeof webSocketClass().WebSocket).toBe('function');
   });
 });
+
+describe("lab 02's self time per request (scripts/dev/per-request-self-time.js)", () => {
+  const { perRequest } = require('../scripts/dev/per-request-self-time');
+  const path = require('node:path');
+  const app = path.resolve('labs/02-express-vs-fastify/app.js');
+  const mod = (pkg, file) => path.resolve('node_modules', pkg, file);
+  // A made-up profile: root → handler (app) → res.json (express) → etag → hash (node:crypto),
+  // and beside it writev, Fastify's router, a generated serialiser and idle time.
+  const frame = (id, functionName, url, children = [], scriptId = '7') => ({ id, callFrame: { functionName, url, scriptId, lineNumber: 1, columnNumber: 1 }, children });
+  const profile = {
+    nodes: [
+      frame(1, '(root)', '', [2, 7, 8, 9, 11], '0'),
+      frame(2, 'handler', app, [3]),
+      frame(3, 'json', mod('express', 'lib/response.js'), [4]),
+      frame(4, 'entitytag', mod('etag', 'index.js'), [5]),
+      frame(5, 'update', 'node:internal/crypto/hash', [6]),
+      frame(6, 'digest', 'node:internal/crypto/hash'),
+      frame(7, 'writev', '', [], '0'),
+      frame(8, 'find', mod('find-my-way', 'index.js'), [10]),
+      frame(9, '(idle)', '', [], '0'),
+      frame(10, 'anonymous', '', []),
+      frame(11, 'parse', 'node:querystring'),
+    ],
+    samples: [2, 3, 5, 6, 7, 7, 8, 10, 9, 9, 11],
+    timeDeltas: [100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100],
+  };
+  const { rows, total } = perRequest(profile, 10, app);
+  const us = Object.fromEntries(rows.map((r) => [r.id, r.us]));
+  test('node:crypto under the etag package is the ETag', () => expect(us.etag).toBe(20));
+  test("each group's time divided by the requests", () => {
+    expect(us).toMatchObject({ app: 10, express: 10, writev: 20, fastify: 20, query: 10, node: 0 });
+  });
+  test('idle samples are not work', () => expect(total).toBe(90));
+});

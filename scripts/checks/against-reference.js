@@ -6,7 +6,7 @@
 const { isDeepStrictEqual } = require('node:util');
 const { request, json } = require('../harness/http-client');
 const { runLoad } = require('../harness/run-load');
-const { median } = require('../harness/stats');
+const { median, medianInterval } = require('../harness/stats');
 const { truncate } = require('./gates');
 
 function mediaType(headers) {
@@ -204,6 +204,47 @@ function enoughRounds({ threshold, op = '>=', minRounds, factor = 1.5 }) {
 }
 
 /**
+ * For comparisons whose starter and fixes sit close to the threshold on some
+ * machines (a gap of two or three times, where a noisy round can land on the
+ * wrong side): rounds go on until the median of the pair ratios is on one
+ * side of the threshold with `confidence`, i.e. its distribution-free
+ * interval (stats.medianInterval, the sign test's) lies wholly on that
+ * side, or until enoughRounds() would stop them anyway. A run with more
+ * rounds than `rounds` asks for is one the machine made hard to judge: it
+ * costs time, never the verdict.
+ * @param {{threshold:number, op:'>='|'<', minRounds:number, confidence?:number}} gate
+ */
+function roundsUntilDecided({ threshold, op = '>=', minRounds, confidence = 0.9 }) {
+  const clearly = enoughRounds({ threshold, op, minRounds });
+  const interval = (pairs) => medianInterval(pairs, confidence);
+  const decided = (pairs) => {
+    if (clearly.clear(pairs)) return true;
+    const range = interval(pairs);
+    if (!range) return false;
+    const passes = (r) => (op === '>=' ? r >= threshold : r < threshold);
+    return passes(range[0]) === passes(range[1]);
+  };
+  return {
+    minRounds,
+    clear: decided,
+    decided,
+    describe(pairs) {
+      if (clearly.clear(pairs)) return clearly.describe(pairs);
+      const [lo, hi] = interval(pairs);
+      const where = (op === '>=' ? median(pairs) >= threshold : median(pairs) < threshold) ? 'passes' : 'fails';
+      return `after ${pairs.length} rounds the median ratio, ${median(pairs).toFixed(2)}×, ${where}, and its ${Math.round(confidence * 100)}% interval (${lo.toFixed(2)}× to ${hi.toFixed(2)}×) lies wholly on that side of the threshold, ${threshold}×`;
+    },
+    /** The check's noise list when the rounds ran out undecided. */
+    noise(pairs) {
+      if (decided(pairs)) return [];
+      const range = interval(pairs);
+      const within = range ? `; the ${Math.round(confidence * 100)}% interval of their median, ${range[0].toFixed(2)}× to ${range[1].toFixed(2)}×, holds the threshold, ${threshold}×` : '';
+      return [`after ${pairs.length} rounds the ratios still disagree about the verdict (${pairs.map((r) => r.toFixed(2)).join(', ')})${within}`];
+    },
+  };
+}
+
+/**
  * The step (µs) in which `read()` (CPU time in µs, by default this process's
  * user + system) moves: the median of `steps` increments observed in a busy
  * loop. A few µs on Linux; on Windows libuv reads GetProcessTimes (in
@@ -292,4 +333,4 @@ function roundsNoise(measured, threshold) {
     : [];
 }
 
-module.exports = { compareResponses, compareThroughput, enoughRounds, middleRounds, answeredUnderLoad, roundsNoise, cpuClockStep, roundSeconds };
+module.exports = { compareResponses, compareThroughput, enoughRounds, roundsUntilDecided, middleRounds, answeredUnderLoad, roundsNoise, cpuClockStep, roundSeconds };

@@ -61,4 +61,30 @@ function spread(values) {
   return s[s.length - 1] / s[0];
 }
 
-module.exports = { percentile, median, linearFit, medianSlope, spread };
+/**
+ * A distribution-free confidence interval for the median (the sign test's):
+ * the k-th smallest and k-th largest values, with k the largest rank for
+ * which fewer than k values fall below the true median with probability at
+ * most (1 - confidence) / 2 (binomial with p = 1/2, whatever the values'
+ * distribution). Null when there are too few values to reach `confidence`
+ * (fewer than 5 for 90%).
+ * @returns {[number, number] | null}
+ */
+function medianInterval(values, confidence = 0.9) {
+  const n = values.length;
+  const tail = (1 - confidence) / 2;
+  // P(X <= j) for X ~ Binomial(n, 1/2), accumulated term by term.
+  let term = 0.5 ** n;
+  let below = term;
+  let k = 0;
+  for (let j = 0; below <= tail && j < n; j++) {
+    k = j + 1;
+    term = (term * (n - j)) / (j + 1);
+    below += term;
+  }
+  if (k === 0) return null;
+  const s = sorted(values);
+  return [s[k - 1], s[n - k]];
+}
+
+module.exports = { percentile, median, linearFit, medianSlope, spread, medianInterval };

@@ -19,7 +19,7 @@
 //                   every 250 products, over 2 000 of them). Every thread's
 //                   heap and every Buffer count; V8's compiled code does not
 //                   (see census.js). A cache that keeps everything retains a
-//                   whole quote per product (~1.7 KB); one that also keeps
+//                   whole quote per product (~1.5 KB); one that also keeps
 //                   every key it has seen, a few hundred bytes; a bounded
 //                   one, close to nothing once the JIT has settled.
 //   hit-saving      calibrated: the app's own CPU time per new quote minus
@@ -560,7 +560,7 @@ module.exports = defineCheck(
     //   Hit and miss are far apart in CPU time (a fraction of t against
     //   about t), so the count is exact wherever the CPU clock is fine.
     // - heap-per-quote: a cache that keeps everything retains each quote
-    //   (~1.7 KB); one that keeps every key beside a bounded cache, about
+    //   (~1.5 KB); one that keeps every key beside a bounded cache, about
     //   250 B; bounded caches (lru-cache by count or by size, a Map LRU, a
     //   sawtooth) measured 13–57 B on Node 20, 24 and 26 after 900 new
     //   products, over the 2 000 that follow: V8's own settling, which moves

@@ -216,22 +216,20 @@ function enoughRounds({ threshold, op = '>=', minRounds, factor = 1.5 }) {
  */
 function roundsUntilDecided({ threshold, op = '>=', minRounds, confidence = 0.9 }) {
   const clearly = enoughRounds({ threshold, op, minRounds });
+  const passes = (r) => (op === '>=' ? r >= threshold : r < threshold);
   const interval = (pairs) => medianInterval(pairs, confidence);
   const decided = (pairs) => {
     if (clearly.clear(pairs)) return true;
     const range = interval(pairs);
-    if (!range) return false;
-    const passes = (r) => (op === '>=' ? r >= threshold : r < threshold);
-    return passes(range[0]) === passes(range[1]);
+    return range !== null && passes(range[0]) === passes(range[1]);
   };
   return {
     minRounds,
     clear: decided,
-    decided,
     describe(pairs) {
       if (clearly.clear(pairs)) return clearly.describe(pairs);
       const [lo, hi] = interval(pairs);
-      const where = (op === '>=' ? median(pairs) >= threshold : median(pairs) < threshold) ? 'passes' : 'fails';
+      const where = passes(median(pairs)) ? 'passes' : 'fails';
       return `after ${pairs.length} rounds the median ratio, ${median(pairs).toFixed(2)}×, ${where}, and its ${Math.round(confidence * 100)}% interval (${lo.toFixed(2)}× to ${hi.toFixed(2)}×) lies wholly on that side of the threshold, ${threshold}×`;
     },
     /** The check's noise list when the rounds ran out undecided. */

@@ -14,6 +14,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { originOf } = require('../profile/read/origin');
+const { indexTree } = require('../profile/read/cpuprofile');
 
 // The packages a Fastify app runs on a request (the rest of node_modules in
 // these two apps is Express and its helpers).
@@ -63,14 +64,13 @@ function rowOf(stack, appFile) {
 
 /** Microseconds of self time per request, per row, skipping idle and (program) samples. */
 function perRequest(profile, requests, appFile) {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map();
-  for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n);
+  // The profile reader's own index of the tree: nodes by id, each node's parent's id.
+  const { byId, parent } = indexTree(profile, new Map());
   const stackOf = new Map();
   const stack = (id) => {
     if (!stackOf.has(id)) {
       const frames = [];
-      for (let n = byId.get(id); n; n = parent.get(n.id)) frames.push(n);
+      for (let n = byId.get(id); n; n = byId.get(parent.get(n.id))) frames.push(n);
       stackOf.set(id, frames);
     }
     return stackOf.get(id);

@@ -1,7 +1,7 @@
 'use strict';
 // The order service of a small coffee-equipment shop: customer service and
-// the warehouse read orders (GET /orders/:id) from the database
-// (orders-db.js). Its stdout is shipped by the platform's log collector,
+// the warehouse look orders up (GET /orders/:id: the order's customer,
+// shipping, number of lines and total) in the database (orders-db.js). Its stdout is shipped by the platform's log collector,
 // one JSON object a line, to where on-call engineers search it: every
 // request's line carries its request id, route, status and time, and the
 // order it was about (see the walkthrough's "The log contract").
@@ -22,10 +22,11 @@ function log(level, msg, fields = {}) {
   console.log(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
 }
 
-// printf-style, for the details one needs when debugging: `%o` shows every
-// property of an object, nested ones too.
+// printf-style, for the details one needs when debugging: objects in full
+// (every level of nesting, every item of an array), on one line.
+const INSPECT = { depth: null, maxArrayLength: null, breakLength: Infinity };
 function debug(format, ...args) {
-  log('debug', util.format(format, ...args));
+  log('debug', util.formatWithOptions(INSPECT, format, ...args));
 }
 
 const app = express();
@@ -50,18 +51,24 @@ app.use((req, res, next) => {
   next();
 });
 
+/** What the order service answers: the order without its lines, with their count and total. */
+function summarize(order) {
+  const totalCents = order.lines.reduce((sum, line) => sum + line.quantity * line.unitPriceCents, 0);
+  return { id: order.id, customer: order.customer, placedAt: order.placedAt, shipping: order.shipping, lines: order.lines.length, totalCents };
+}
+
 app.get('/orders/:id', (req, res) => {
   const order = db.find(req.params.id);
-  debug('order %s read from the database: %o', req.params.id, order);
+  debug('order %s read from the database: %O', req.params.id, order);
   if (!order) {
     res.locals.fields = { orderId: req.params.id };
     return res.status(404).json({ error: `no order ${req.params.id}` });
   }
-  const totalCents = order.lines.reduce((sum, line) => sum + line.quantity * line.unitPriceCents, 0);
-  const body = { ...order, totalCents };
-  res.locals.body = body;
-  res.locals.fields = { orderId: order.id, lines: order.lines.length, totalCents };
-  res.json(body);
+  const summary = summarize(order);
+  res.locals.body = summary;
+  // The whole order, lines and all, for whoever investigates it later.
+  res.locals.fields = { orderId: order.id, lines: summary.lines, totalCents: summary.totalCents, order };
+  res.json(summary);
 });
 
 app.get('/health', (req, res) => {

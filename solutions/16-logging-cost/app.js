@@ -1,7 +1,7 @@
 'use strict';
 // The order service of a small coffee-equipment shop: customer service and
-// the warehouse read orders (GET /orders/:id) from the database
-// (orders-db.js). Its stdout is shipped by the platform's log collector,
+// the warehouse look orders up (GET /orders/:id: the order's customer,
+// shipping, number of lines and total) in the database (orders-db.js). Its stdout is shipped by the platform's log collector,
 // one JSON object a line, to where on-call engineers search it: every
 // request's line carries its request id, route, status and time, and the
 // order it was about (see the walkthrough's "The log contract").
@@ -50,6 +50,12 @@ app.use((req, res, next) => {
   next();
 });
 
+/** What the order service answers: the order without its lines, with their count and total. */
+function summarize(order) {
+  const totalCents = order.lines.reduce((sum, line) => sum + line.quantity * line.unitPriceCents, 0);
+  return { id: order.id, customer: order.customer, placedAt: order.placedAt, shipping: order.shipping, lines: order.lines.length, totalCents };
+}
+
 app.get('/orders/:id', (req, res) => {
   const order = db.find(req.params.id);
   // Serialised only when debug is on: pino's debug() is a no-op at info.
@@ -58,9 +64,9 @@ app.get('/orders/:id', (req, res) => {
     res.locals.fields = { orderId: req.params.id };
     return res.status(404).json({ error: `no order ${req.params.id}` });
   }
-  const totalCents = order.lines.reduce((sum, line) => sum + line.quantity * line.unitPriceCents, 0);
-  res.locals.fields = { orderId: order.id, lines: order.lines.length, totalCents };
-  res.json({ ...order, totalCents });
+  const summary = summarize(order);
+  res.locals.fields = { orderId: order.id, lines: summary.lines, totalCents: summary.totalCents };
+  res.json(summary);
 });
 
 app.get('/health', (req, res) => {

@@ -71,8 +71,10 @@ const SETTINGS = {
   calibrationOrders: 60,
   // One order in `missingEvery` asks for an order that does not exist (a 404 is logged too).
   missingEvery: 20,
-  // How long the released collector may take to bring every line.
+  // How long the released collector may take to bring every line, and how
+  // long stdout may stay quiet before what is missing counts as never written.
   drainMs: 5000,
+  quietMs: 500,
 };
 
 /**
@@ -138,8 +140,23 @@ async function warmUp(side, pick) {
     await Promise.all(ids.slice(i, i + SETTINGS.warmUpConcurrency).map((id) => ask(side, id)));
   }
   // Every warm-up line in before the phase: what waits then is the phase's.
+  await drain(side);
+}
+
+/**
+ * Waits until a line has arrived for every request sent to `side`, or
+ * until stdout has stayed quiet for quietMs (what is missing then was
+ * never written), drainMs at most. Resolves with whether all arrived.
+ */
+async function drain(side) {
   const want = side.sent.length;
-  await side.app.stdout.until(() => side.book.arrived() >= want, SETTINGS.drainMs);
+  const deadline = Date.now() + SETTINGS.drainMs;
+  while (Date.now() < deadline) {
+    const bytes = side.app.stdout.bytes;
+    if (await side.app.stdout.until(() => side.book.arrived() >= want, Math.min(SETTINGS.quietMs, deadline - Date.now()))) return true;
+    if (side.app.stdout.bytes === bytes) return false;
+  }
+  return side.book.arrived() >= want;
 }
 
 /**
@@ -235,7 +252,7 @@ async function measureSides(ctx, sides) {
 
   progress('The collector catches up: every line must arrive');
   for (const side of sides) side.app.stdout.release();
-  await Promise.all(sides.map((side) => side.app.stdout.until(() => side.book.arrived() >= side.sent.length, SETTINGS.drainMs)));
+  await Promise.all(sides.map(drain));
 
   const figureOf = (s) => {
     const orders = phase[s].length;

@@ -7,7 +7,7 @@
 // each app's stdout is read by a collector of the check's own
 // (scripts/harness/stdout-collector.js), the same pipe the app has in
 // every mode. Both are warmed up with the collector reading as fast as
-// lines come, then, with the collector slowed to `collectorBytesPerSecond`
+// lines come, then, with the collector slowed to `collectorKiBPerSecond`
 // (a collector under pressure), both receive the same requests at the
 // same fixed rate (`requestsPerSecond`, each order with an x-request-id of
 // the check's), and /health every `healthEveryMs` ms. Then the collector
@@ -59,7 +59,7 @@ const SETTINGS = {
   warmUpRequests: 80,
   warmUpConcurrency: 4,
   // The slow phase: blocks of small orders and of large ones, alternately.
-  collectorBytesPerSecond: 256 * 1024,
+  collectorKiBPerSecond: 256,
   requestsPerSecond: 80,
   blocks: 4,
   blockMs: 625,
@@ -230,9 +230,9 @@ async function measureSides(ctx, sides) {
   ctx.decide({ responses: warmUpResponses }, 'the warm-up');
 
   const before = await Promise.all(sides.map(async (side) => ({ memory: await side.app.memory(), cpu: await side.app.cpuAndRequests(), read: side.app.stdout.bytes })));
-  for (const side of sides) side.app.stdout.setRate(SETTINGS.collectorBytesPerSecond);
+  for (const side of sides) side.app.stdout.setRate(SETTINGS.collectorKiBPerSecond * 1024);
   progress(
-    `The collector slows to ${SETTINGS.collectorBytesPerSecond / 1024} KiB/s: ${SETTINGS.requestsPerSecond} orders a second for ${(SETTINGS.blocks * SETTINGS.blockMs) / 1000} s, ` +
+    `The collector slows to ${SETTINGS.collectorKiBPerSecond} KiB/s: ${SETTINGS.requestsPerSecond} orders a second for ${(SETTINGS.blocks * SETTINGS.blockMs) / 1000} s, ` +
       `small ones and large ones by turns, /health every ${SETTINGS.healthEveryMs} ms`,
   );
   const healthProbes = sides.map((side) => startRouteProbe(side.app.url, { name: '/health', path: '/health', intervalMs: SETTINGS.healthEveryMs, keep: 20 }));
@@ -292,7 +292,7 @@ async function measureSides(ctx, sides) {
   };
   const stats = sides.map((side) => side.book.stats());
   const info = [
-    { id: 'log-volume', label: 'log written per order (your app / the reference)', value: stats[0].bytes / Math.max(1, candidate.sent.length), unit: 'B', text: `${kib(stats[0].bytes / Math.max(1, candidate.sent.length))} against ${kib(stats[1].bytes / Math.max(1, reference.sent.length))}; the collector took ${kib(SETTINGS.collectorBytesPerSecond)} a second, the orders came ${SETTINGS.requestsPerSecond} a second` },
+    { id: 'log-volume', label: 'log written per order (your app / the reference)', value: stats[0].bytes / Math.max(1, candidate.sent.length), unit: 'B', text: `${kib(stats[0].bytes / Math.max(1, candidate.sent.length))} against ${kib(stats[1].bytes / Math.max(1, reference.sent.length))}; the collector took ${kib(SETTINGS.collectorKiBPerSecond * 1024)} a second, the orders came ${SETTINGS.requestsPerSecond} a second` },
     { id: 'read-while-slow', label: 'bytes the collector read during the slow phase', value: readWhileSlow[0], unit: 'B', text: `${kib(readWhileSlow[0])} (the reference: ${kib(readWhileSlow[1])})` },
   ];
   const noise = [];

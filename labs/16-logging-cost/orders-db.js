@@ -1,6 +1,6 @@
 'use strict';
 // The order database's stand-in: 20,000 orders, each with its customer,
-// its shipping address and 40 to 500 lines, the same ones on every run
+// its shipping address and 40 to 1000 lines, the same ones on every run
 // (each order is generated from its own number, so nothing is kept in
 // memory). find(id) answers as a database query would: the order, or null.
 
@@ -35,7 +35,7 @@ function find(id) {
   const n = numberOf(id);
   if (Number.isNaN(n)) return null;
   const rand = generator(n * 7919);
-  const lines = Array.from({ length: rand.int(40, 500) }, (_, i) => {
+  const lines = Array.from({ length: rand.int(40, 1000) }, (_, i) => {
     const product = rand.pick(PRODUCTS);
     return {
       line: i + 1,

@@ -51,7 +51,7 @@ const { answerProblem, lineBook, lineProblem } = require('./log-contract');
 const CALIBRATE = require.resolve('./calibrate');
 
 const MEMORY_THRESHOLD = 4096;
-const CPU_THRESHOLD = 4;
+const CPU_THRESHOLD = 2.5;
 const LATENCY_THRESHOLD = 3;
 
 const SETTINGS = {
@@ -64,7 +64,7 @@ const SETTINGS = {
   blocks: 4,
   blockMs: 625,
   smallLines: [40, 100],
-  largeLines: [420, 500],
+  largeLines: [880, 1000],
   healthEveryMs: 50,
   // The unit t: the CPU time of writing one order line as JSON, timed on
   // `calibrationOrders` orders in a process of the check's own.

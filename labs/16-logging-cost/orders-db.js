@@ -31,6 +31,12 @@ function numberOf(id) {
   return n >= 1 && n <= ORDERS ? n : NaN;
 }
 
+/** How many lines order `id` has (what find(id).lines.length says), or NaN, without building it. */
+function lineCount(id) {
+  const n = numberOf(id);
+  return Number.isNaN(n) ? NaN : generator(n * 7919).int(40, 1000);
+}
+
 function find(id) {
   const n = numberOf(id);
   if (Number.isNaN(n)) return null;
@@ -55,4 +61,4 @@ function find(id) {
   };
 }
 
-module.exports = { find, idOf, numberOf, ORDERS };
+module.exports = { find, lineCount, idOf, numberOf, ORDERS };

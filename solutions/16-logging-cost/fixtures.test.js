@@ -54,6 +54,10 @@ describe('lab 16 · fixtures', () => {
         ]),
       ],
       [
+        'pino writing through a transport in a worker thread (pino/file to stdout)',
+        fromSolution('pino-transport', [[DESTINATION, "  pino.transport({ target: 'pino/file', options: { destination: 1 } }),"]]),
+      ],
+      [
         'pino writing synchronously to stdout (pino\'s default destination)',
         fromSolution('pino-sync', [[DESTINATION, '  pino.destination({ dest: 1, sync: true }),']]),
       ],

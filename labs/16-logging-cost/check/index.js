@@ -45,7 +45,7 @@ const { startRouteProbe } = require('../../../scripts/harness/route-probe');
 const { responseCase, truncate } = require('../../../scripts/checks/gates');
 const { defineCheck } = require('../../../scripts/checks/define-check');
 const { AppError } = require('../../../scripts/harness/app-process');
-const { ORDERS, idOf, find } = require('../orders-db');
+const { ORDERS, idOf, lineCount } = require('../orders-db');
 const { answerProblem, lineBook, lineProblem } = require('./log-contract');
 
 const CALIBRATE = require.resolve('./calibrate');
@@ -85,9 +85,9 @@ function idPicker() {
   const kinds = { small: [], large: [] };
   while (kinds.small.length < 400 || kinds.large.length < 400) {
     const id = idOf(crypto.randomInt(1, ORDERS + 1));
-    const { lines } = find(id);
-    if (lines.length >= SETTINGS.smallLines[0] && lines.length <= SETTINGS.smallLines[1]) kinds.small.push({ id, lines: lines.length });
-    if (lines.length >= SETTINGS.largeLines[0] && lines.length <= SETTINGS.largeLines[1]) kinds.large.push({ id, lines: lines.length });
+    const lines = lineCount(id);
+    if (lines >= SETTINGS.smallLines[0] && lines <= SETTINGS.smallLines[1]) kinds.small.push({ id, lines });
+    if (lines >= SETTINGS.largeLines[0] && lines <= SETTINGS.largeLines[1]) kinds.large.push({ id, lines });
   }
   let i = 0;
   return (kind = i % 2 ? 'large' : 'small') => {

@@ -1,6 +1,6 @@
 'use strict';
 // The order database's stand-in: 20,000 orders, each with its customer,
-// its shipping address and 40 to 1000 lines, the same ones on every run
+// its shipping address and 40 to 2000 lines, the same ones on every run
 // (each order is generated from its own number, so nothing is kept in
 // memory). find(id) answers as a database query would: the order, or null.
 
@@ -34,14 +34,14 @@ function numberOf(id) {
 /** How many lines order `id` has (what find(id).lines.length says), or NaN, without building it. */
 function lineCount(id) {
   const n = numberOf(id);
-  return Number.isNaN(n) ? NaN : generator(n * 7919).int(40, 1000);
+  return Number.isNaN(n) ? NaN : generator(n * 7919).int(40, 2000);
 }
 
 function find(id) {
   const n = numberOf(id);
   if (Number.isNaN(n)) return null;
   const rand = generator(n * 7919);
-  const lines = Array.from({ length: rand.int(40, 1000) }, (_, i) => {
+  const lines = Array.from({ length: rand.int(40, 2000) }, (_, i) => {
     const product = rand.pick(PRODUCTS);
     return {
       line: i + 1,

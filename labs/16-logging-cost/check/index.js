@@ -50,7 +50,7 @@ const { answerProblem, lineBook, lineProblem } = require('./log-contract');
 
 const CALIBRATE = require.resolve('./calibrate');
 
-const MEMORY_THRESHOLD = 4096;
+const MEMORY_THRESHOLD = 8192;
 const CPU_THRESHOLD = 8;
 const LATENCY_THRESHOLD = 3;
 

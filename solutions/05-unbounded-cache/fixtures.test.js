@@ -158,7 +158,15 @@ describe('lab 05 · fixtures', () => {
       [
         'lru-cache with a time to live and no size limit',
         cacheOf('ttl-only', 'const quotes = new LRUCache({ ttl: 10 * 60 * 1000 });'),
-        (result) => expectGates(result, { 'quotes-held': false }),
+        // Must fail the count of quotes held (all 600) or, where that count
+        // reads low, memory, which it fails far past the bar (a whole quote
+        // per product: 1,776 B against 80 in a fresh clone, where the count
+        // read 497: CPU time told some hits from pricings wrongly, a known
+        // undercount of the quotes-held gate, open in issue 23).
+        (result) => {
+          const failed = result.gates.filter((g) => !g.pass).map((g) => g.id);
+          expect(failed.filter((id) => id === 'quotes-held' || id === 'heap-per-quote')).not.toEqual([]);
+        },
       ],
       [
         'lru-cache with a time to live purged on time, and no size limit',

@@ -79,7 +79,7 @@ class Census {
           }
         } else if (!member.hello) {
           continue; // a stranger's first words must be its hello
-        } else if ((message.type === 'memory' || message.type === 'cpu') && member.pending.has(message.id)) {
+        } else if ((message.type === 'memory' || message.type === 'cpu' || message.type === 'calls') && member.pending.has(message.id)) {
           member.pending.get(message.id)(message);
           member.pending.delete(message.id);
         } else if (message.type === 'tick' && member.hello.isMainThread) {
@@ -162,6 +162,20 @@ class Census {
       if (cpu.isTarget) own += cpu.total;
     }
     return { total, own, processes: this.cpuByPid.size, silent: answers.filter((a) => !a.reply).length };
+  }
+
+  /**
+   * The calls every thread of every live process of the app has made so
+   * far to the function the check counts (call-counter.js), added up;
+   * `silent`: threads that did not answer.
+   * @returns {Promise<{calls:number, silent:number}>}
+   */
+  async calls({ timeoutMs = 2000 } = {}) {
+    const answers = await this.askAll('calls', { timeoutMs });
+    return {
+      calls: answers.reduce((sum, { reply }) => sum + (reply && Number.isFinite(reply.calls) ? reply.calls : 0), 0),
+      silent: answers.filter((a) => !a.reply).length,
+    };
   }
 
   /**

@@ -22,6 +22,7 @@ async function withAppEnvironment(appFile, fn, { stopFile, lab, progress } = {})
   Object.assign(process.env, {
     ...launch.env,
     ...(stopFile ? { WORKBOOK_STOP_FILE: stopFile } : {}),
+    ...(launch.countCalls ? { WORKBOOK_COUNT_CALLS: launch.countCalls } : {}),
     HOST: '127.0.0.1',
     PORT: String(await freePort()),
     WORKBOOK_APP: appFile,

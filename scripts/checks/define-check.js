@@ -241,7 +241,7 @@ function defineCheck(spec, file = 'a check module') {
      * decide a fail already? A gate DECISIVE times past its threshold does.
      */
     decisive(figures) {
-      return judge(gates, figures, file, { partial: true }).some((g) => !g.pass && (gates[g.id].exact || g.margin >= DECISIVE));
+      return judge(gates, figures, file, { partial: true }).some((g) => g.decisive);
     },
   });
 }
@@ -259,7 +259,7 @@ function judge(gates, figures, file, { partial = false } = {}) {
     }
     const per = g.per ? figure.per : 1;
     if (g.per && !(per > 0)) throw new CheckDefinitionError(`${file}: gate ${id} is in units of ${g.per}, but its figure carries no size of ${g.per}.`);
-    return judgeGate({
+    const judged = judgeGate({
       id,
       label: figure.label || g.label,
       value: figure.value,
@@ -271,6 +271,10 @@ function judge(gates, figures, file, { partial = false } = {}) {
       pass_meaning: g.pass,
       fail_meaning: g.fail,
     });
+    // A fail no noise elsewhere could undo: a count over its limit, or a
+    // figure DECISIVE times past its threshold (what stops a check early).
+    judged.decisive = !judged.pass && (Boolean(g.exact) || judged.margin >= DECISIVE);
+    return [judged];
   });
 }
 

@@ -11,6 +11,7 @@ const children = require('./children');
 const { OutputTail } = require('./output-tail');
 const { createCensus } = require('./census');
 const { withPreload } = require('./node-options');
+const { CALLS_ENV } = require('./call-counter');
 
 const PROBE = path.join(__dirname, 'probe.js');
 
@@ -59,8 +60,7 @@ async function startApp(appFile, options = {}) {
     nodeArgs = [...launch.nodeArgs, ...nodeArgs];
     countCalls = launch.countCalls || countCalls;
   }
-  // Hidden from the app with the other WORKBOOK_* variables (probe.js).
-  if (countCalls) env = { ...env, WORKBOOK_COUNT_CALLS: countCalls };
+  if (countCalls) env = { ...env, [CALLS_ENV]: countCalls };
   try {
     return await startProbed(file, { ...options, env, nodeArgs, launch, timeoutMs, output });
   } catch (err) {

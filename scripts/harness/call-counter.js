@@ -19,6 +19,10 @@
 const path = require('node:path');
 const Module = require('node:module');
 
+// The environment variable that carries a check's declaration to the probe
+// (hidden from the app with the other WORKBOOK_* variables: hidden-env.js).
+const CALLS_ENV = 'WORKBOOK_COUNT_CALLS';
+
 const apply = Reflect.apply;
 const defineProperty = Object.defineProperty;
 
@@ -88,4 +92,4 @@ function countCalls(spec, { target = Module.prototype } = {}) {
   return { count: () => counter.calls };
 }
 
-module.exports = { countCalls, parseSpec, wrapExport };
+module.exports = { countCalls, parseSpec, wrapExport, CALLS_ENV };

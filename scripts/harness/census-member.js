@@ -47,10 +47,9 @@ const v8 = require('node:v8');
 const vm = require('node:vm');
 const worker_threads = require('node:worker_threads');
 const { withPreload } = require('./node-options');
-const { countCalls } = require('./call-counter');
+const { countCalls, CALLS_ENV } = require('./call-counter');
 
 const ENV_KEY = 'WORKBOOK_CENSUS'; // "port:token" of the harness's census server
-const CALLS_KEY = 'WORKBOOK_COUNT_CALLS'; // "file#name": a function whose calls the census counts (call-counter.js)
 const DATA_KEY = 'workbook:census';
 // How often each process's main thread tells the harness its CPU time, so
 // the CPU of a process that has ended by the time the harness asks is still
@@ -95,7 +94,7 @@ function joinCensus(probeFile, { isTarget, hiddenEnv = {} }) {
   if (worker_threads.workerData?.workbookProbe) return null;
   const offspring = trackOffspring(probeFile, hiddenEnv);
   // Before any of the app's modules is loaded, in every mode alike.
-  const calls = hiddenEnv[CALLS_KEY] ? countCalls(hiddenEnv[CALLS_KEY]) : null;
+  const calls = hiddenEnv[CALLS_ENV] ? countCalls(hiddenEnv[CALLS_ENV]) : null;
   if (!address) return null;
   worker_threads.setEnvironmentData?.(DATA_KEY, address.value);
   const forceGc = gcFunction();
@@ -138,7 +137,7 @@ function joinCensus(probeFile, { isTarget, hiddenEnv = {} }) {
       }
       if (request.type === 'measure') send({ type: 'memory', id: request.id, ...measure(request, forceGc, offspring) });
       else if (request.type === 'cpu') send({ type: 'cpu', id: request.id, cpu: processCpu() });
-      else if (request.type === 'calls') send({ type: 'calls', id: request.id, calls: calls ? calls.count() : 0 });
+      else if (request.type === 'calls') send({ type: 'calls', id: request.id, calls: calls ? calls.count() : 0, workers: offspring.workers(), children: offspring.children() });
       else if (request.type === 'ask' && control) control.answer(request);
     }
   });

@@ -633,7 +633,7 @@ module.exports = defineCheck(
     explain: {
       kind: 'calibrated',
       calibration:
-        "t is the CPU time of one quote from the lab's pricing model (timed in a plain Node process once its JIT has optimised the model, after 600 untimed quotes; again just before and just after the repeated quotes it scales). A repeated quote that hits the cache saves the app about t against a new quote under the same load, one that is priced again saves nothing; The quotes the cache still held are counted, not timed: those the app answered without calling the model's priceQuote. The memory gate is machine-independent: bytes per new product after a forced GC in every thread of the app.",
+        "t is the CPU time of one quote from the lab's pricing model (timed in a plain Node process once its JIT has optimised the model, after 600 untimed quotes; again just before and just after the repeated quotes it scales). A repeated quote that hits the cache saves the app about t against a new quote under the same load, one that is priced again saves nothing. The quotes the cache still held are counted, not timed: those the app answered without calling the model's priceQuote. The memory gate is machine-independent: bytes per new product after a forced GC in every thread of the app.",
       noise: 'the three pairs of rounds (repeated quotes, new quotes) disagree about the verdict, or t timed before and after them differs by more than 1.5×.',
     },
     captures: [{ load: true }, { tool: 'heap' }, { tool: 'gc' }],

@@ -538,8 +538,7 @@ module.exports = defineCheck(
     // more from the second. A cut-off that builds exports of under 70 days
     // reads about 0.8 (the fixtures). The
     // fixtures' designs (1 MB pieces, batches of 20,000 orders) hold more at
-    // once and change as little. The bench rows in check/margins.json
-    // predate this gate (see their `about`).
+    // once and change as little. The benches are in check/margins.json.
     gates: {
       'memory-growth': {
         label: 'memory an export holds while its client waits, per MB more of export',

@@ -47,6 +47,7 @@ const v8 = require('node:v8');
 const vm = require('node:vm');
 const worker_threads = require('node:worker_threads');
 const { withPreload } = require('./node-options');
+const { countCalls, CALLS_ENV } = require('./call-counter');
 
 const ENV_KEY = 'WORKBOOK_CENSUS'; // "port:token" of the harness's census server
 const DATA_KEY = 'workbook:census';
@@ -92,6 +93,8 @@ function joinCensus(probeFile, { isTarget, hiddenEnv = {} }) {
   // The probe's own threads (e.g. its thread-pool timer) are not the app's.
   if (worker_threads.workerData?.workbookProbe) return null;
   const offspring = trackOffspring(probeFile, hiddenEnv);
+  // Before any of the app's modules is loaded, in every mode alike.
+  const calls = hiddenEnv[CALLS_ENV] ? countCalls(hiddenEnv[CALLS_ENV]) : null;
   if (!address) return null;
   worker_threads.setEnvironmentData?.(DATA_KEY, address.value);
   const forceGc = gcFunction();
@@ -134,6 +137,7 @@ function joinCensus(probeFile, { isTarget, hiddenEnv = {} }) {
       }
       if (request.type === 'measure') send({ type: 'memory', id: request.id, ...measure(request, forceGc, offspring) });
       else if (request.type === 'cpu') send({ type: 'cpu', id: request.id, cpu: processCpu() });
+      else if (request.type === 'calls') send({ type: 'calls', id: request.id, calls: calls ? calls.count() : 0, workers: offspring.workers(), children: offspring.children() });
       else if (request.type === 'ask' && control) control.answer(request);
     }
   });

@@ -397,7 +397,7 @@ module.exports = defineCheck(
       kind: 'reference',
       noise: 'fewer than ten requests to the reference\'s /health came back.',
     },
-    captures: [],
+    captures: [{ load: true }, { tool: 'cpu' }],
     tools: ['cpu'],
     // What the CPU profile must show on the starter (the extended suite runs
     // it): the formatting of the debug line that is never written.

@@ -35,13 +35,14 @@ const { contractCases, batchCase, post } = require('./contract');
 const { standardLoad } = require('./standard-load');
 
 const ALLOCATION_THRESHOLD = 3;
-const CPU_THRESHOLD = 0.4;
+const CPU_THRESHOLD = 0.25;
 
 const SETTINGS = {
   // Readings per batch in the rounds (about 48 bytes a line).
   readings: 2000,
-  // Batches each app gets before the rounds, unmeasured: V8 compiles the hot path meanwhile.
-  warmUpBatches: 12,
+  // Batches each app gets before the rounds, unmeasured: V8 compiles the
+  // hot path meanwhile (its compiler threads' CPU would count in the rounds).
+  warmUpBatches: 25,
   // Batches per app per round, and rounds.
   batchesPerRound: 10,
   rounds: 3,
@@ -126,11 +127,15 @@ async function measure(ctx) {
   const noise = [];
   const lost = runs.candidate.reduce((n, r) => n + r.lost, 0);
   if (lost) noise.push(`${lost} thread${lost === 1 ? '' : 's'} of your app ended while its allocation was measured: what they allocated could not be counted`);
-  const cpuSides = rounds.map((r) => r.cpu >= CPU_THRESHOLD);
-  if (cpuSides.some((s) => s !== (median(rounds.map((r) => r.cpu)) >= CPU_THRESHOLD))) {
+  // CPU time is the machine's to blur; bytes are not. Rounds that disagree
+  // about the CPU gate make the verdict uncertain only when the allocation
+  // gate passes (a fail there is a fail whatever the CPU says).
+  const figures = figuresOf(rounds, runs);
+  const cpuSide = (ratio) => ratio >= CPU_THRESHOLD;
+  if (figures.allocation.value < ALLOCATION_THRESHOLD && rounds.some((r) => cpuSide(r.cpu) !== cpuSide(figures['cpu-per-batch'].value))) {
     noise.push(`the rounds disagreed about the CPU a batch costs (ratios ${rounds.map((r) => r.cpu.toFixed(2)).join(', ')})`);
   }
-  return { figures: figuresOf(rounds, runs), responses, info: infoOf(runs), noise, series: seriesOf(rounds, runs, seed) };
+  return { figures, responses, info: infoOf(runs), noise, series: seriesOf(rounds, runs, seed) };
 }
 
 const kb = (bytes) => `${Math.round(bytes / 1024).toLocaleString('en-US')} KB`;
@@ -205,20 +210,28 @@ module.exports = defineCheck(
       },
     },
     starterFails: ['allocation'],
-    // The starter's CPU a batch is about 5× the reference's on the 2-vCPU
-    // VM: past the threshold on most machines, but its verdict is the
-    // allocation gate's.
+    // The starter's CPU a batch is 5 to 7 times the reference's on the
+    // 2-vCPU VM (0.13-0.2×): past the threshold, but not by the margins a
+    // verdict needs, so its verdict is the allocation gate's. This gate is
+    // there for a fix that allocates less by doing something slow; a fix
+    // that runs the reference's work in worker threads (postMessage copies
+    // each batch) reads about 0.45×.
     starterMayFail: ['cpu-per-batch'],
     settings: SETTINGS,
     standardLoad,
-    advice: 'See where the bytes go: `npx workbook profile 15 --tool cpu` for the time in (garbage collector), then a sampling heap profile of a few seconds of load for the lines that allocate',
+    advice: 'See where the bytes go: `npx workbook profile 15 --tool alloc` (a sampling heap profile of the load, collected objects included) names the lines that allocate',
     measure,
     explain: {
       kind: 'reference',
       noise: 'a thread of the app ended while its allocation was measured, or the rounds disagree about the CPU a batch costs. The allocation gate counts bytes, which no busy machine changes.',
     },
-    captures: [{ load: true }, { tool: 'cpu' }],
-    tools: ['cpu', 'gc'],
+    captures: [{ load: true }, { tool: 'cpu' }, { tool: 'gc' }, { tool: 'alloc' }],
+    tools: ['cpu', 'gc', 'alloc'],
+    // What the tools must find in the starter (the extended suite runs
+    // each): the allocation profile's first rows are the app's own lines.
+    findings: {
+      alloc: /Bytes allocated by function[^\n]*\n[^\n]*\n[^\n]*your app\s+labs\/15-garbage-collector-churn\/app\.js:\d+/,
+    },
     charts: [
       {
         kind: 'gate-bars',

@@ -29,8 +29,6 @@ const REJECTED_SHOWN = 10;
 const sensors = new Map(Object.entries(SENSORS));
 const metrics = new Map(Object.entries(METRICS));
 
-const COMMA = 44;
-const NEWLINE = 10;
 const HASH = 35;
 const MINUS = 45;
 const DOT = 46;

@@ -232,7 +232,7 @@ module.exports = defineCheck(
       kind: 'reference',
       noise: 'a thread of the app ended while its allocation was measured, or the rounds disagree about the CPU a batch costs. The allocation gate counts bytes, which no busy machine changes.',
     },
-    captures: [{ load: true }, { tool: 'cpu' }, { tool: 'gc' }, { tool: 'alloc' }],
+    captures: [{ load: true }, { tool: 'cpu' }, { tool: 'gc' }, { tool: 'alloc' }, { tool: 'alloc', solution: true }],
     tools: ['cpu', 'gc', 'alloc'],
     // The CPU profile from the load on: the app's start-up (requiring
     // Express) is not what the walkthrough reads.

@@ -236,6 +236,19 @@ const express = require('express');`,
         (result) => expectGates(result, { allocation: false }),
       ],
       [
+        'a half-fix: no registry copy, no object of entries, no spread copies, but the chain of split, map and filter kept (an object, a Date and a key string per line)',
+        fromStarter('chains-no-copies', [
+          ['  const registry = JSON.parse(JSON.stringify({ sensors: SENSORS, metrics: METRICS }));', '  const registry = { sensors: SENSORS, metrics: METRICS };'],
+          [
+            '    const fields = Object.fromEntries(columns.map((name, i) => [name, cells[i]]));\n    return { ...fields, line: line.number, cells: cells.length };',
+            "    return { sensor: cells[columns.indexOf('sensor')], metric: cells[columns.indexOf('metric')], time: cells[columns.indexOf('time')], value: cells[columns.indexOf('value')], line: line.number, cells: cells.length };",
+          ],
+          ['  const checked = records.map((r) => ({ ...r, ok: r.cells === columns.length && isValid(r, registry) }));', '  const checked = records;\n  for (const r of checked) r.ok = r.cells === columns.length && isValid(r, registry);'],
+          ['    .map((r) => ({\n    ...r,\n    value: Number(r.value),\n    at: new Date(r.time),\n    key: `${r.sensor}|${r.metric}`,\n  }));', '    .map((r) => Object.assign(r, { value: Number(r.value), at: new Date(r.time), key: `${r.sensor}|${r.metric}` }));'],
+        ]),
+        (result) => expectGates(result, { allocation: false }),
+      ],
+      [
         'the starter with a cache of whole answers by batch (every batch is new: it never hits)',
         fromStarter('answer-cache', [
           [HANDLER, `  const key = require('node:crypto').createHash('sha1').update(req.body).digest('hex');

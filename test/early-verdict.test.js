@@ -90,6 +90,19 @@ describe('a figure decides a fail once it is DECISIVE times past its threshold',
     expect(result.gates.map((g) => g.id)).toEqual(['latency', 'held', 'ratio']);
   });
 
+  test('a fail that decides is a fail however noisy the rest was (the bench runs without early verdicts)', async () => {
+    const { verdictOf } = require('../scripts/checks/gates');
+    const noisy = (stages) => {
+      const check = checkOf(stages);
+      return check.run(contextFor(check, false)).then((result) => verdictOf({ ...result, noise: ['rounds disagreed'] }));
+    };
+    // A count over its limit, or a figure 3× past: noise elsewhere cannot undo them.
+    await expect(noisy([['held', { held: { value: 600 } }], ['rest', { latency: { value: 0.1, per: 1 }, ratio: { value: 1 } }]])).resolves.toBe('fail');
+    await expect(noisy([['latency', { latency: { value: 5, per: 1 } }], ['rest', { held: { value: 1 }, ratio: { value: 1 } }]])).resolves.toBe('fail');
+    // A fail by less than that could be the noise's doing: rerun.
+    await expect(noisy([['latency', { latency: { value: 2, per: 1 } }], ['rest', { held: { value: 1 }, ratio: { value: 1 } }]])).resolves.toBe('noisy');
+  });
+
   test('figures that do not decide let the check run to its end', async () => {
     const check = checkOf([['the first stage', { latency: { value: 2, per: 1 } }], ...ALL_PASS.slice(1)]);
     const result = await check.run(contextFor(check));

@@ -204,6 +204,22 @@ test("the prof hot spot names a pattern's code, not the builtin that runs it (No
     `     70   16.7%        JS: ~isEmailAddress ${app}:23:24`,
   ].join('\n');
   expect(profHotspot(report, app)).toMatchObject({ callee: 'RegExp: ^([a-z0-9]+[._+-]?)*[a-z0-9]+@$', caller: 'isEmailAddress', sharePct: 42 });
+  // Node 26: the pattern's ticks come through the builtin, and through the
+  // node executable and then the builtin; its ticks are counted once.
+  const twoWays = [
+    'Statistical profiling result from isolate.log, (1000 ticks, 0 unaccounted, 0 excluded).',
+    '',
+    ' [Bottom up (heavy) profile]:',
+    '   ticks parent  name',
+    '    600   60.0%  RegExp: ^([a-z0-9]+[._+-]?)*[a-z0-9]+@$',
+    '    400   66.7%    Builtin: RegExpPrototypeTest',
+    `    400  100.0%      JS: ^isEmailAddress ${app}:23:24`,
+    `    400  100.0%        JS: ^<anonymous> ${app}:40:56`,
+    '    200   33.3%    /usr/local/bin/node',
+    '    200  100.0%      Builtin: RegExpPrototypeTest',
+    `    200  100.0%        JS: ~isEmailAddress ${app}:23:24`,
+  ].join('\n');
+  expect(profHotspot(twoWays, app)).toMatchObject({ callee: 'RegExp: ^([a-z0-9]+[._+-]?)*[a-z0-9]+@$', caller: 'isEmailAddress', sharePct: 60 });
   // A builtin with nothing above it is the callee itself.
   const builtinOnly = [
     'Statistical profiling result from isolate.log, (1000 ticks, 0 unaccounted, 0 excluded).',

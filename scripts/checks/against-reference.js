@@ -320,7 +320,7 @@ function answeredUnderLoad(measured) {
     name: 'every request under load answered',
     pass: measured.errors === 0,
     expected: 'no errors or timeouts',
-    actual: `${measured.errors} errors or timeouts`,
+    actual: `${measured.errors} ${measured.errors === 1 ? 'error or timeout' : 'errors or timeouts'}`,
   };
 }
 

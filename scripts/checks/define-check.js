@@ -12,6 +12,7 @@
 // run(ctx) (what run-check.js calls) is measure, then judge.
 
 const { gate: judgeGate } = require('./gates');
+const { parseSpec } = require('../harness/call-counter');
 
 // Kinds of chart the site knows how to draw from a result's series
 // (site/src/components/LabCharts). A check lists the ones it feeds.
@@ -97,6 +98,7 @@ function problemsOf(spec, tools) {
   // What the app is started with in every mode (a check, `workbook run`,
   // `load`, `profile`, `capture`), so that no app can tell them apart.
   need(spec.nodeArgs === undefined || (Array.isArray(spec.nodeArgs) && spec.nodeArgs.every((a) => typeof a === 'string' && a.startsWith('--'))), 'nodeArgs must be a list of node flags');
+  need(spec.countCalls === undefined || parseSpec(spec.countCalls) !== null, 'countCalls must be "file#name": the file name of a module the app requires, and the name of the function it exports (e.g. "pricing.js#priceQuote")');
   const services = spec.services;
   need(services === undefined || (services && typeof services === 'object'), 'services must be an object: { env: [names], start({progress}) }');
   if (services && typeof services === 'object') {
@@ -171,6 +173,9 @@ function problemsOf(spec, tools) {
  * @param {object} [spec.settings] the check's own measurement knobs, shown on the site
  * @param {string[]} [spec.nodeArgs] node flags the app runs with in every mode (e.g. a
  *   production heap limit): a check, `workbook run`, `load`, `profile` and `capture` alike
+ * @param {string} [spec.countCalls] "file#name": the app's calls to that function of that
+ *   module are counted in every mode (call-counter.js), and the check reads them with
+ *   `app.calls()`
  * @param {{env:string[], describe:string, start:(options:{progress:(line:string)=>void}) =>
  *   Promise<{env:Record<string,string>, close:() => Promise<void>}>}} [spec.services] what the
  *   app needs around it (a catalogue, a database): `workbook run`, `load`, `profile` and
@@ -203,6 +208,7 @@ function defineCheck(spec, file = 'a check module') {
   return Object.freeze({
     ...spec,
     nodeArgs: spec.nodeArgs || [],
+    countCalls: spec.countCalls || null,
     services: spec.services || null,
     settings: spec.settings || {},
     starterMayFail: spec.starterMayFail || [],
@@ -238,7 +244,7 @@ function defineCheck(spec, file = 'a check module') {
      * decide a fail already? A gate DECISIVE times past its threshold does.
      */
     decisive(figures) {
-      return judge(gates, figures, file, { partial: true }).some((g) => !g.pass && (gates[g.id].exact || g.margin >= DECISIVE));
+      return judge(gates, figures, file, { partial: true }).some((g) => g.decisive);
     },
   });
 }
@@ -256,7 +262,7 @@ function judge(gates, figures, file, { partial = false } = {}) {
     }
     const per = g.per ? figure.per : 1;
     if (g.per && !(per > 0)) throw new CheckDefinitionError(`${file}: gate ${id} is in units of ${g.per}, but its figure carries no size of ${g.per}.`);
-    return judgeGate({
+    const judged = judgeGate({
       id,
       label: figure.label || g.label,
       value: figure.value,
@@ -268,6 +274,10 @@ function judge(gates, figures, file, { partial = false } = {}) {
       pass_meaning: g.pass,
       fail_meaning: g.fail,
     });
+    // A fail no noise elsewhere could undo: a count over its limit, or a
+    // figure DECISIVE times past its threshold (what stops a check early).
+    judged.decisive = !judged.pass && (Boolean(g.exact) || judged.margin >= DECISIVE);
+    return [judged];
   });
 }
 

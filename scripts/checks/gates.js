@@ -76,6 +76,10 @@ function truncate(text, max = 120) {
 function verdictOf({ gates, responses, noise, crash }) {
   if (crash) return 'fail';
   if (responses.some((r) => !r.pass)) return 'fail';
+  // A gate failed beyond doubt (see judge in define-check.js): the noise of
+  // another measurement cannot make it a pass, so it is a fail, as a check
+  // that stops early already says.
+  if (gates.some((g) => g.decisive)) return 'fail';
   if (noise.length > 0) return 'noisy';
   return gates.every((g) => g.pass) ? 'pass' : 'fail';
 }

@@ -151,7 +151,7 @@ class CheckContext {
           `declare ${extra.length === 1 ? 'it' : 'them'} in the check's services (services.env), or leave ${extra.length === 1 ? 'it' : 'them'} out.`,
       );
     }
-    options = { ...options, nodeArgs: [...this.check.nodeArgs, ...(options.nodeArgs || [])] };
+    options = { ...options, nodeArgs: [...this.check.nodeArgs, ...(options.nodeArgs || [])], countCalls: this.check.countCalls || undefined };
     try {
       const app = await startApp(file, options);
       app.role = role;

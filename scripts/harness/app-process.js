@@ -11,6 +11,7 @@ const children = require('./children');
 const { OutputTail } = require('./output-tail');
 const { createCensus } = require('./census');
 const { withPreload } = require('./node-options');
+const { CALLS_ENV } = require('./call-counter');
 
 const PROBE = path.join(__dirname, 'probe.js');
 
@@ -37,14 +38,16 @@ class AppError extends Error {
  * @param {string} [options.cwd] working directory (default: the app's folder)
  * @param {import('node:stream').Writable} [options.output] also copy all of the app's
  *   stdout and stderr here, from its first byte (e.g. a --trace-gc log file)
- * @param {object} [options.lab] start it as `workbook run` does: with the lab's node flags
- *   and its services (lab-launch.js), which end when the app is stopped
+ * @param {string} [options.countCalls] "file#name": count the app's calls to that export of
+ *   that module (call-counter.js; a check's `countCalls`, given in every mode)
+ * @param {object} [options.lab] start it as `workbook run` does: with the lab's node flags,
+ *   its services (lab-launch.js), which end when the app is stopped, and its counted calls
  * @param {(line:string) => void} [options.progress] what starting the services says
  * @returns {Promise<AppHandle>}
  */
 async function startApp(appFile, options = {}) {
   const { timeoutMs = 10_000, output } = options;
-  let { nodeArgs = [], env = {} } = options;
+  let { nodeArgs = [], env = {}, countCalls } = options;
   const file = path.resolve(appFile);
   if (!fs.existsSync(file)) {
     throw new AppError(`There is no app at ${file}.`, { reason: 'not-found' });
@@ -55,7 +58,9 @@ async function startApp(appFile, options = {}) {
     launch = await require('./lab-launch').launchFor(options.lab, { progress: options.progress });
     env = { ...launch.env, ...env };
     nodeArgs = [...launch.nodeArgs, ...nodeArgs];
+    countCalls = launch.countCalls || countCalls;
   }
+  if (countCalls) env = { ...env, [CALLS_ENV]: countCalls };
   try {
     return await startProbed(file, { ...options, env, nodeArgs, launch, timeoutMs, output });
   } catch (err) {
@@ -373,6 +378,15 @@ class AppHandle {
   /** The app's active resources by type, e.g. { FSReqCallback: 3, TCPWRAP: 2 }. */
   pendingResources() {
     return this.ask('pending');
+  }
+
+  /**
+   * The calls the app has made so far to the function its check counts
+   * (the check's `countCalls`), in every thread of every live process.
+   */
+  async calls() {
+    if (this.exit) throw this.crashError();
+    return (await this.census.calls()).calls;
   }
 
   /** Heap used (bytes) by the app's main thread after a forced full GC, measured inside the app. */

@@ -48,6 +48,7 @@ const vm = require('node:vm');
 const worker_threads = require('node:worker_threads');
 const { withPreload } = require('./node-options');
 const { createAllocationMeter } = require('./allocation-meter');
+const { countCalls, CALLS_ENV } = require('./call-counter');
 
 const ENV_KEY = 'WORKBOOK_CENSUS'; // "port:token" of the harness's census server
 const DATA_KEY = 'workbook:census';
@@ -100,6 +101,8 @@ function joinCensus(probeFile, { isTarget, hiddenEnv = {} }) {
   // The probe's own threads (e.g. its thread-pool timer) are not the app's.
   if (worker_threads.workerData?.workbookProbe) return null;
   const offspring = trackOffspring(probeFile, hiddenEnv);
+  // Before any of the app's modules is loaded, in every mode alike.
+  const calls = hiddenEnv[CALLS_ENV] ? countCalls(hiddenEnv[CALLS_ENV]) : null;
   if (!address) return null;
   worker_threads.setEnvironmentData?.(DATA_KEY, address.value);
   const forceGc = gcFunction();
@@ -146,6 +149,7 @@ function joinCensus(probeFile, { isTarget, hiddenEnv = {} }) {
       else if (request.type === 'cpu') send({ type: 'cpu', id: request.id, cpu: processCpu() });
       else if (request.type === 'allocation:start') startMeter(meter);
       else if (request.type === 'allocation') send({ type: 'allocation', id: request.id, ...allocationReading(meter, request) });
+      else if (request.type === 'calls') send({ type: 'calls', id: request.id, calls: calls ? calls.count() : 0, workers: offspring.workers(), children: offspring.children() });
       else if (request.type === 'ask' && control) control.answer(request);
     }
   });

@@ -82,7 +82,7 @@ class Census {
           }
         } else if (!member.hello) {
           continue; // a stranger's first words must be its hello
-        } else if ((message.type === 'memory' || message.type === 'cpu' || message.type === 'allocation') && member.pending.has(message.id)) {
+        } else if ((message.type === 'memory' || message.type === 'cpu' || message.type === 'allocation' || message.type === 'calls') && member.pending.has(message.id)) {
           member.pending.get(message.id)(message);
           member.pending.delete(message.id);
         } else if (message.type === 'tick' && member.hello.isMainThread) {
@@ -197,6 +197,28 @@ class Census {
   }
 
   /**
+   * The calls every thread of every live process of the app has made so
+   * far to the function the check counts (call-counter.js), added up;
+   * `silent`: threads that did not answer.
+   * @returns {Promise<{calls:number, silent:number}>}
+   */
+  async calls({ timeoutMs = 2000, joinMs = 1000 } = {}) {
+    // As in measure(): a thread or process the app has just started may not
+    // have joined yet, and its calls would be missing from the sum.
+    for (const deadline = Date.now() + joinMs; ; ) {
+      const answers = await this.askAll('calls', { timeoutMs });
+      const { workersMissing, strays } = notJoined(answers.map(({ member, reply }) => ({ ...member.hello, reply })));
+      if ((!workersMissing && !strays.length) || Date.now() >= deadline) {
+        return {
+          calls: answers.reduce((sum, { reply }) => sum + (reply && Number.isFinite(reply.calls) ? reply.calls : 0), 0),
+          silent: answers.filter((a) => !a.reply).length,
+        };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /**
    * Every thread's memory, after a forced full GC in each (unless gc is
    * false), and the totals.
    * @param {{gc?:boolean, timeoutMs?:number}} [options]
@@ -241,6 +263,23 @@ class Census {
  *   without it is no reading of the app at all (AppHandle.memory() refuses it)
  * @property {object[]} members  each thread's own figures
  */
+/**
+ * The threads and processes the app started that have not joined the
+ * census: each member counts the workers it started and lists the child
+ * processes it spawned, and every one must be a member too.
+ * @returns {{workersMissing:number, strays:number[]}}
+ */
+function notJoined(members) {
+  const answered = members.filter((m) => m.reply);
+  const workersExpected = answered.reduce((n, m) => n + m.reply.workers, 0);
+  const workersSeen = members.filter((m) => !m.isMainThread).length;
+  const pids = new Set(members.filter((m) => m.isMainThread).map((m) => m.pid));
+  return {
+    workersMissing: Math.max(0, workersExpected - workersSeen),
+    strays: answered.flatMap((m) => m.reply.children).filter((pid) => !pids.has(pid)),
+  };
+}
+
 function summarise(members) {
   const answered = members.filter((m) => m.reply);
   const missing = [];
@@ -248,14 +287,10 @@ function summarise(members) {
   if (silent.length) {
     missing.push(`${silent.length} thread${silent.length === 1 ? '' : 's'} did not answer within the time allowed (${silent.map(describe).join(', ')}): a thread busy for seconds cannot be measured`);
   }
-  // Each member counts the workers it started; every one must have joined.
-  const workersExpected = answered.reduce((n, m) => n + m.reply.workers, 0);
-  const workersSeen = members.filter((m) => !m.isMainThread).length;
-  if (workersSeen < workersExpected) {
-    missing.push(`${workersExpected - workersSeen} worker thread${workersExpected - workersSeen === 1 ? '' : 's'} the app started never reported its memory`);
+  const { workersMissing, strays } = notJoined(members);
+  if (workersMissing) {
+    missing.push(`${workersMissing} worker thread${workersMissing === 1 ? '' : 's'} the app started never reported its memory`);
   }
-  const pids = new Set(members.filter((m) => m.isMainThread).map((m) => m.pid));
-  const strays = answered.flatMap((m) => m.reply.children).filter((pid) => !pids.has(pid));
   if (strays.length) {
     missing.push(`${strays.length} process${strays.length === 1 ? '' : 'es'} the app started (pid ${strays.join(', ')}) did not report its memory: keep the app's data in the app's own processes, or start them as Node.js processes with the environment the app was given`);
   }

@@ -13,12 +13,13 @@ const { checkOf, relative } = require('../lib/labs');
  * Starts the lab's services, if it has any.
  * @param {object} lab
  * @param {{progress?: (line:string) => void}} [options]
- * @returns {Promise<{env:Record<string,string>, nodeArgs:string[], close:() => Promise<void>, describe:string|null}>}
+ * @returns {Promise<{env:Record<string,string>, nodeArgs:string[], countCalls:string|null, close:() => Promise<void>, describe:string|null}>}
  */
 async function launchFor(lab, { progress = () => {} } = {}) {
   const check = checkOf(lab);
   const nodeArgs = check.nodeArgs || [];
-  if (!check.services) return { env: {}, nodeArgs, close: async () => {}, describe: null };
+  const countCalls = check.countCalls || null;
+  if (!check.services) return { env: {}, nodeArgs, countCalls, close: async () => {}, describe: null };
   progress(`Starting ${check.services.describe}, as the check does`);
   const started = await check.services.start({ progress });
   const given = Object.keys(started.env || {}).sort();
@@ -27,7 +28,7 @@ async function launchFor(lab, { progress = () => {} } = {}) {
     await started.close();
     throw new Error(`${relative(lab.checkModule)}: services.start() gave ${given.join(', ') || 'nothing'}, but services.env declares ${declared.join(', ')}.`);
   }
-  return { env: started.env, nodeArgs, close: () => started.close(), describe: check.services.describe };
+  return { env: started.env, nodeArgs, countCalls, close: () => started.close(), describe: check.services.describe };
 }
 
 module.exports = { launchFor };

@@ -6,6 +6,7 @@
 const { PROBE, freePort } = require('../harness/app-process');
 const { withPreload } = require('../harness/node-options');
 const { launchFor } = require('../harness/lab-launch');
+const { CALLS_ENV } = require('../harness/call-counter');
 
 /**
  * Runs `fn` with the environment a lab app needs when a profiler starts it:
@@ -22,6 +23,7 @@ async function withAppEnvironment(appFile, fn, { stopFile, lab, progress } = {})
   Object.assign(process.env, {
     ...launch.env,
     ...(stopFile ? { WORKBOOK_STOP_FILE: stopFile } : {}),
+    ...(launch.countCalls ? { [CALLS_ENV]: launch.countCalls } : {}),
     HOST: '127.0.0.1',
     PORT: String(await freePort()),
     WORKBOOK_APP: appFile,

@@ -158,12 +158,33 @@ describe('lab 05 · fixtures', () => {
       [
         'lru-cache with a time to live and no size limit',
         cacheOf('ttl-only', 'const quotes = new LRUCache({ ttl: 10 * 60 * 1000 });'),
+        // All 600 held. (When the count was timed, it once read 497 here in
+        // a fresh clone, and only the memory gate failed this fix.)
         (result) => expectGates(result, { 'quotes-held': false }),
       ],
       [
         'lru-cache with a time to live purged on time, and no size limit',
         cacheOf('ttl-autopurge', 'const quotes = new LRUCache({ ttl: 10 * 60 * 1000, ttlAutopurge: true });'),
         (result) => expectGates(result, { 'quotes-held': false }),
+      ],
+      [
+        // A correct cache, but priced with a copy of the model compiled under
+        // another file name: its calls cannot be counted, and the check says
+        // so instead of reading every quote as a hit.
+        'a copy of the pricing model (its calls cannot be counted)',
+        derivedApp('05-model-copy', lab.solutionApp, [
+          [
+            "const { priceQuote, invalidQuery } = require('../../labs/05-unbounded-cache/pricing');",
+            `const fs = require('node:fs');
+const Module = require('node:module');
+const copy = new Module('pricing-copy.js');
+copy._compile(fs.readFileSync(require.resolve('../../labs/05-unbounded-cache/pricing'), 'utf8'), require('node:path').join(__dirname, 'pricing-copy.js'));
+const { priceQuote, invalidQuery } = copy.exports;`,
+          ],
+        ]),
+        (result) => {
+          expect(wrong(result)).toEqual(['the app prices new products with priceQuote from pricing.js']);
+        },
       ],
       [
         'a cache capped at 800, over the budget of 500',

@@ -19,6 +19,7 @@ const { get } = require('../../../scripts/harness/http-client');
 const { median } = require('../../../scripts/harness/stats');
 const { responseCase } = require('../../../scripts/checks/gates');
 const { defineCheck } = require('../../../scripts/checks/define-check');
+const { formatNumber } = require('../../../scripts/lib/wording');
 
 const SETTINGS = { connections: 10, duration: 3, probeEveryMs: 50 };
 
@@ -125,7 +126,7 @@ async function signInsUnderLoad(app, ctx, t) {
       { name: 'the control route', path: '/', intervalMs: SETTINGS.probeEveryMs, baseUrl: control.url },
     ],
     onTick: ({ elapsedMs, requests }) =>
-      progress(`  … ${Math.round(elapsedMs / 1000)}/${SETTINGS.duration} s, ${requests} sign-ins answered`),
+      progress(`  … ${Math.round(elapsedMs / 1000)}/${SETTINGS.duration} s, ${signIns(requests)} answered`),
     stopEarly: async (elapsedMs) => {
       if (elapsedMs < 1000 || !ctx.early) return false;
       const [loop, quiet] = await Promise.all([app.eventLoopDelay(), app.controlDelay({ stop: false })]);
@@ -137,13 +138,18 @@ async function signInsUnderLoad(app, ctx, t) {
   return { load, loop, quiet };
 }
 
+/** "1 sign-in", "175 sign-ins". */
+function signIns(n) {
+  return `${n} sign-in${n === 1 ? '' : 's'}`;
+}
+
 function answeredUnderLoad(load) {
   const unexpected = Object.keys(load.statusCodes).filter((code) => code !== '200' && code !== '401');
   return {
-    name: `${load.responses} sign-ins under load`,
+    name: `${signIns(load.responses)} under load`,
     pass: unexpected.length === 0 && load.errors === 0 && load.timeouts === 0,
     expected: 'only 200 (right password) and 401 (wrong password), no errors',
-    actual: `${JSON.stringify(load.statusCodes)}, ${load.errors} errors, ${load.timeouts} timeouts`,
+    actual: `${JSON.stringify(load.statusCodes)}, ${formatNumber(load.errors, 'errors')}, ${formatNumber(load.timeouts, 'timeouts')}`,
   };
 }
 
@@ -152,7 +158,7 @@ function noiseOf({ t, tAfter, health, control }) {
   const noise = [];
   const drift = Math.max(tAfter / t, t / tAfter);
   if (drift > 2) noise.push(`the time of one hash changed ${drift.toFixed(1)}× during the check`);
-  for (const route of [health, control]) if (route.answered < 10) noise.push(`only ${route.answered} requests to ${route.name} came back`);
+  for (const route of [health, control]) if (route.answered < 10) noise.push(`only ${formatNumber(route.answered, 'requests')} to ${route.name} came back`);
   return noise;
 }
 

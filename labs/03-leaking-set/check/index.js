@@ -18,6 +18,7 @@ const { get, json } = require('../../../scripts/harness/http-client');
 const { linearFit } = require('../../../scripts/harness/stats');
 const { responseCase } = require('../../../scripts/checks/gates');
 const { defineCheck } = require('../../../scripts/checks/define-check');
+const { formatNumber } = require('../../../scripts/lib/wording');
 
 const SETTINGS = { connections: 10, warmup: 5000, block: 5000, blocks: 4 };
 const FIELDS = ['timestamp', 'freeMemory', 'totalMemory', 'uptime'];
@@ -79,10 +80,10 @@ async function measure(ctx) {
   for (const load of loads) for (const [code, n] of Object.entries(load.statusCodes)) statuses[code] = (statuses[code] || 0) + n;
   const errors = loads.reduce((n, l) => n + l.errors + l.timeouts, 0);
   responses.push({
-    name: `${recorded - 1} readings under load`,
+    name: `${formatNumber(recorded - 1, 'readings')} under load`,
     pass: Object.keys(statuses).every((c) => c === '201') && errors === 0,
     expected: 'status 201 for every one, no errors',
-    actual: `${JSON.stringify(statuses)}, ${errors} errors or timeouts`,
+    actual: `${JSON.stringify(statuses)}, ${errors} ${errors === 1 ? 'error or timeout' : 'errors or timeouts'}`,
   });
 
   progress('Checking the count and the latest reading');

@@ -192,7 +192,7 @@ async function measure(ctx) {
         label: `event-loop delay under load (${SETTINGS.connections} connections), p99`,
         value: delay.p99,
         unit: 'ms',
-        text: `p50 ${delay.p50.toFixed(1)} ms, p99 ${delay.p99.toFixed(1)} ms, max ${delay.max.toFixed(1)} ms (${(delay.max / t).toFixed(1)} t), ${delay.count} timer ticks in your app's last ${SETTINGS.seconds} s round: how long anything else in the process (a /health probe, a timer) waited`,
+        text: `p50 ${delay.p50.toFixed(1)} ms, p99 ${delay.p99.toFixed(1)} ms, max ${delay.max.toFixed(1)} ms (${(delay.max / t).toFixed(1)} t), ${delay.count} timer tick${delay.count === 1 ? '' : 's'} in your app's last ${SETTINGS.seconds} s round: how long anything else in the process (a /health probe, a timer) waited`,
       },
       {
         id: 'rps',

@@ -250,7 +250,11 @@ function foldCpuProfile(profile) {
  * The line under the tables about what they leave out: the share of the
  * samples that were (program), native work with no JavaScript on the stack,
  * of the samples that were not idle (the CPU time the profile saw), and of
- * all. Null for a profile with no (program) samples.
+ * all. Null for a profile with no (program) samples. Node tells V8 the
+ * thread is idle from the loop's prepare phase to its check phase
+ * (StartProfilerIdleNotifier in src/env.cc), which includes the poll phase
+ * where I/O callbacks run: their native work before JavaScript is entered
+ * is sampled as (idle), not (program).
  */
 function describeOutside({ totalSamples, idleSamples = 0, programSamples = 0 }) {
   if (!programSamples) return null;
@@ -258,7 +262,7 @@ function describeOutside({ totalSamples, idleSamples = 0, programSamples = 0 }) 
   const pct = (n, of) => `${((100 * n) / of).toFixed(1)}%`;
   return (
     `Not in the tables: (program), ${pct(programSamples, running)} of the samples that were not idle (${programSamples} of ${running}; ${pct(programSamples, totalSamples)} of all ${totalSamples}).\n` +
-    '  Native work with no JavaScript function on the stack: V8\'s and Node\'s C++ called from the event loop, such as a TLS handshake as its data arrives. The percentages above are of the busy samples, which leave it out.'
+    '  Native work with no JavaScript function on the stack, outside the part of the event loop Node marks idle. (Native work done in an I/O callback before any JavaScript runs, such as a TLS handshake as its data arrives, is filed under (idle) instead.) The percentages above are of the busy samples, which leave both out.'
   );
 }
 

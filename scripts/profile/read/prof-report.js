@@ -65,7 +65,22 @@ function profHotspot(report, appFile) {
   // ~ interpreted): add up every chain with the same callee and caller line.
   const calls = new Map();
   const counted = new Set();
+  // Each row's parent (the row it is a caller of): a row inside the subtree
+  // of a callee already counted adds nothing, as the callee's ticks hold its
+  // own (Node 26 lists a pattern's code twice under it, once through the
+  // builtin and once through the node executable, then the builtin).
+  const parent = [];
+  for (let i = 0, open = []; i < rows.length; i++) {
+    while (open.length && rows[open[open.length - 1]].indent >= rows[i].indent) open.pop();
+    parent[i] = open.length ? open[open.length - 1] : -1;
+    open.push(i);
+  }
+  const insideCounted = (i) => {
+    for (let p = parent[i]; p >= 0; p = parent[p]) if (counted.has(p)) return true;
+    return false;
+  };
   for (let i = 0; i < rows.length; i++) {
+    if (insideCounted(i)) continue;
     const chain = [i];
     for (let j = i + 1; j < rows.length && rows[j].indent > rows[chain[chain.length - 1]].indent; j++) {
       if (rows[j].indent === rows[chain[chain.length - 1]].indent + 2) chain.push(j);

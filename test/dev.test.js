@@ -64,10 +64,14 @@ describe('in a temporary copy of the workbook', () => {
     // The scaffold is a start, not a lab: its TODOs are reported.
     const before = await devCheck();
     expect(lines(before, /98-demo-lab\/README\.md:\d+: still has a TODO/)).toHaveLength(1);
+    expect(lines(before, /\(98-demo-lab\): "teaches" still has the scaffold's TODO/)).toHaveLength(1);
 
-    // The author writes the lab's own files, nothing else.
+    // The author writes the lab's own files (and what it teaches), nothing else.
     const readme = path.join(root, 'labs', '98-demo-lab', 'README.md');
     fs.writeFileSync(readme, fs.readFileSync(readme, 'utf8').replace(/TODO:?/g, 'Written.'));
+    const entries = path.join(root, 'labs', 'labs.json');
+    fs.writeFileSync(entries, fs.readFileSync(entries, 'utf8').replace('TODO: what the lab teaches', 'a demo'));
+    expect((await cli(['dev', 'tables'])).code).toBe(0);
     expect(await devCheck()).toEqual([expect.stringMatching(new RegExp(`^dev check: ${labs.length + 1} labs, no problems`))]);
 
     const list = await cli(['list']);
@@ -109,6 +113,12 @@ describe('in a temporary copy of the workbook', () => {
     const third = hints.match(/^3\. /m).index;
     fs.writeFileSync(readme, original.replace(hints, `${hints.slice(0, third)}\n`));
     expect(lines(await devCheck(), new RegExp(`${first.slug}/README\\.md: a hint ladder of 2; it needs 3 or 4 hints`))).toHaveLength(1);
+    fs.writeFileSync(readme, original);
+
+    // A walkthrough whose time is not the lab table's.
+    const minutes = /- \*\*Time:\*\* about (\d+) minutes/.exec(original)[1];
+    edit(readme, `about ${minutes} minutes`, `about ${Number(minutes) + 5} minutes`);
+    expect(lines(await devCheck(), new RegExp(`${first.slug}/README\\.md: says about ${Number(minutes) + 5} minutes, labs/labs\\.json says ${minutes}`))).toHaveLength(1);
     fs.writeFileSync(readme, original);
 
     // A missing capture.

@@ -203,8 +203,9 @@ const COUNT_SOURCES = {
     if (!check.gates[gate]) throw new Error(`the check has no gate "${gate}" (it has ${Object.keys(check.gates).join(', ')})`);
     return check.threshold(gate);
   },
+  // `setting smallLines.0`: an item of a setting that is a list (a range's ends).
   setting(lab, name) {
-    const value = checkOf(lab).settings[name];
+    const value = name.split('.').reduce((v, key) => v?.[key], checkOf(lab).settings);
     if (typeof value !== 'number') throw new Error(`the check has no numeric setting "${name}"`);
     return value;
   },

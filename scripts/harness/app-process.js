@@ -10,6 +10,7 @@ const { spawn } = require('node:child_process');
 const children = require('./children');
 const { OutputTail } = require('./output-tail');
 const { createCensus } = require('./census');
+const { StdoutCollector } = require('./stdout-collector');
 const { withPreload } = require('./node-options');
 const { CALLS_ENV } = require('./call-counter');
 
@@ -43,6 +44,10 @@ class AppError extends Error {
  * @param {object} [options.lab] start it as `workbook run` does: with the lab's node flags,
  *   its services (lab-launch.js), which end when the app is stopped, and its counted calls
  * @param {(line:string) => void} [options.progress] what starting the services says
+ * @param {{onLine?:(line:string) => void}} [options.collector] read the app's stdout as a log
+ *   collector does, at a rate the caller sets (`app.stdout.setRate(bytesPerSecond)`), and hand
+ *   each complete line to `onLine` (see stdout-collector.js); the app's stdout is the same pipe
+ *   as without it, read as fast as it comes until a rate is set
  * @returns {Promise<AppHandle>}
  */
 async function startApp(appFile, options = {}) {
@@ -69,7 +74,7 @@ async function startApp(appFile, options = {}) {
   }
 }
 
-async function startProbed(file, { timeoutMs, nodeArgs, env, output, launch, cwd }) {
+async function startProbed(file, { timeoutMs, nodeArgs, env, output, launch, cwd, collector }) {
   // Every thread and Node process of the app reports its memory and CPU
   // here; the app's main thread also takes the harness's questions here.
   const census = await createCensus();
@@ -94,11 +99,12 @@ async function startProbed(file, { timeoutMs, nodeArgs, env, output, launch, cwd
       windowsHide: true,
     }),
   );
-  const handle = new AppHandle(child, file, census);
+  const handle = new AppHandle(child, file, census, { collector, output });
   handle.launch = launch;
   handle.spawnedAt = spawnedAt;
   if (output) {
-    child.stdout.pipe(output, { end: false });
+    // With a collector, its reads copy stdout to `output` (a pipe would read at its own pace).
+    if (!collector) child.stdout.pipe(output, { end: false });
     child.stderr.pipe(output, { end: false });
   }
   try {
@@ -124,7 +130,7 @@ function freePort() {
 }
 
 class AppHandle {
-  constructor(child, file, census) {
+  constructor(child, file, census, { collector = null, output = null } = {}) {
     this.child = child;
     this.census = census;
     this.file = file;
@@ -141,7 +147,18 @@ class AppHandle {
     this.pending = new Map();
     this.nextId = 1;
 
-    child.stdout.on('data', (chunk) => this.output.push(chunk));
+    // stdout read as a log collector reads it (at the caller's rate, line by
+    // line), or as fast as it comes; either way the tail keeps its end.
+    this.stdout = collector
+      ? new StdoutCollector(child.stdout, {
+          onLine: collector.onLine,
+          onChunk: (chunk) => {
+            this.output.push(chunk);
+            if (output) output.write(chunk);
+          },
+        })
+      : null;
+    if (!collector) child.stdout.on('data', (chunk) => this.output.push(chunk));
     child.stderr.on('data', (chunk) => this.output.push(chunk));
     // Output can still arrive after 'exit'; it is complete at 'close'. A
     // process the app started may hold the pipes open, so wait at most 1 s.
@@ -455,6 +472,8 @@ class AppHandle {
    */
   async stop({ graceMs = 3000, termMs = 1000 } = {}) {
     this.stopping = true;
+    // A throttled stdout must not hold up the app's exit (a blocked write on Windows).
+    if (this.stdout) this.stdout.release();
     if (this.exit) {
       await this.census.close();
       await this.closeLaunch();

@@ -109,6 +109,11 @@ function lintWalkthrough(lab, root, rel, shippedText) {
   if (w.hints.length < 3 || w.hints.length > 4) problems.push(`${where}: a hint ladder of ${w.hints.length}; it needs 3 or 4 hints`);
   const todo = text.split('\n').findIndex((l) => /\bTODO\b/.test(l));
   if (todo >= 0) problems.push(`${where}:${todo + 1}: still has a TODO from the scaffold`);
+  if (/\bTODO\b/.test(lab.teaches || '')) problems.push(`labs/labs.json (${lab.slug}): "teaches" still has the scaffold's TODO`);
+  // The lab table (labs.json's minutes) and the walkthrough give one time.
+  const time = /^- \*\*Time:\*\* about (\d+) minutes/m.exec(text);
+  if (!time) problems.push(`${where}: no "- **Time:** about N minutes" line`);
+  else if (Number(time[1]) !== lab.minutes) problems.push(`${where}: says about ${time[1]} minutes, labs/labs.json says ${lab.minutes}`);
   for (const { text: code, line } of w.inlineCode) {
     if (REPO_PATH.test(code) && !exists(path.join(root, code))) problems.push(`${where}:${line}: names ${code}, which does not exist`);
   }

@@ -44,7 +44,7 @@ app.get('/health', (req, res) => res.send('ok'));
 ${LISTEN}`;
 }
 
-function walkthrough(id, title, fullSlug) {
+function walkthrough(id, title, fullSlug, minutes) {
   // The solution's /work route: lines 7-9 of solution() below.
   const route = solution().split('\n').slice(6, 9);
   const body = {
@@ -71,7 +71,8 @@ function walkthrough(id, title, fullSlug) {
     ].join('\n'),
     Verify: `\`\`\`sh\nnpx workbook check ${id}\n\`\`\``,
   };
-  return [`# Lab ${id} · ${title}`, '', ...SECTIONS.flatMap((s) => [`## ${s}`, '', body[s] || 'TODO', ''])].join('\n');
+  const intro = ['TODO: the story (who runs the app, what breaks), and what the learner will do.', '', `- **Time:** about ${minutes} minutes`, ''];
+  return [`# Lab ${id} · ${title}`, '', ...intro, ...SECTIONS.flatMap((s) => [`## ${s}`, '', body[s] || 'TODO', ''])].join('\n');
 }
 
 function check(id) {
@@ -202,7 +203,7 @@ function scaffoldLab(root, { number, slug, title, minutes = 40, teaches = 'TODO:
   if (entries.some((e) => e.slug.slice(0, 2) === id)) throw new Error(`lab ${id} already exists (${entries.find((e) => e.slug.slice(0, 2) === id).slug}).`);
   const files = {
     [`labs/${fullSlug}/app.js`]: starter(),
-    [`labs/${fullSlug}/README.md`]: walkthrough(id, title, fullSlug),
+    [`labs/${fullSlug}/README.md`]: walkthrough(id, title, fullSlug, minutes),
     [`labs/${fullSlug}/check/index.js`]: check(id),
     [`labs/${fullSlug}/check/verdicts.test.js`]: VERDICTS_TEST,
     [`labs/${fullSlug}/check/margins.json`]: `${JSON.stringify(MARGINS, null, 2)}\n`,

@@ -36,7 +36,8 @@
 //   responses the lab's check judged in its captured result
 //   (site/static/captures/index.json, for the starter and the solution
 //   alike, leaving out a starter stopped by an early FAIL), `threshold
-//   <gate>` a gate's threshold, `setting <name>` one of the check's settings,
+//   <gate>` a gate's threshold, `setting <name>` one of the check's settings
+//   (`setting <name>.0` an item of one that is a list),
 //   `standard-load <field>` a field of its standard load, `worst-margin
 //   <gate> <side>` and `bench-median <gate> <side> <node major> [hogs]`
 //   figures of the measured margins (check/margins.json), compared at the

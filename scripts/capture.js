@@ -41,6 +41,8 @@ const TITLES = {
   startup: 'The start-up, from the first line to the first answers (--cpu-prof and the timeline), read by `npx workbook profile --tool startup`',
   'startup-solution': 'The reference solution\'s start-up, read by `npx workbook profile --tool startup --solution`',
   gc: '--trace-gc, read by `npx workbook profile --tool gc`',
+  alloc: 'A sampling heap profile of the load, collected objects included, read by `npx workbook profile --tool alloc`',
+  'alloc-solution': 'The same sampling heap profile of the reference solution, `npx workbook profile --tool alloc --solution`',
   heap: 'Two heap snapshots compared by `npx workbook profile --tool heap`',
   'clinic-doctor': 'Clinic.js Doctor\'s verdict',
   flamegraph: 'Flame graph from the CPU profile (your file in blue)',

@@ -115,7 +115,7 @@ test('heap on lab 03 finds the leaking constructor and the variable that holds i
 test('an unknown tool is a usage error listing the tools', async () => {
   const { code, stderr } = await runCli(['profile', '01', '--tool', 'vtune']);
   expect(code).toBe(2);
-  expect(stderr).toMatch(/There is no tool "vtune"\. The tools are: prof, cpu, startup, flame, heap, gc, report, oom-snapshot, clinic-doctor, clinic-flame, heapprofiler, bubbleprof, perf, inspect\./);
+  expect(stderr).toMatch(/There is no tool "vtune"\. The tools are: prof, cpu, startup, flame, heap, gc, alloc, report, oom-snapshot, clinic-doctor, clinic-flame, heapprofiler, bubbleprof, perf, inspect\./);
 });
 
 describe('the start-up reading', () => {

@@ -90,6 +90,7 @@ function problemsOf(spec, tools) {
     need(Number.isInteger(load.connections) && load.connections > 0, 'standardLoad has no connections');
     need(Number.isFinite(load.duration) && load.duration > 0, 'standardLoad has no duration');
     need(typeof load.describe === 'string', 'standardLoad has no describe');
+    need(load.request === undefined || typeof load.request === 'function', 'standardLoad.request must be a function (i) => ({ method, path, headers, body })');
   }
 
   need(spec.settings === undefined || typeof spec.settings === 'object', 'settings must be an object');
@@ -166,7 +167,9 @@ function problemsOf(spec, tools) {
  *   Node versions and not on others (say why beside it); its verdict does not depend on them
  * @param {(ctx) => Promise<{figures:Record<string,{value:number, per?:number, scale?:string}>,
  *   responses:object[], info?:object[], noise?:string[], series?:object}>} spec.measure
- * @param {object} spec.standardLoad the load of `workbook load`, `profile`, `capture`
+ * @param {object} spec.standardLoad the load of `workbook load`, `profile`, `capture`: its
+ *   `path` (GET), or `request(i)`, each request of the load as `{ method, path, headers, body }`
+ *   (e.g. a batch to POST), with `path` naming the route
  * @param {object} [spec.settings] the check's own measurement knobs, shown on the site
  * @param {string[]} [spec.nodeArgs] node flags the app runs with in every mode (e.g. a
  *   production heap limit): a check, `workbook run`, `load`, `profile` and `capture` alike

@@ -49,6 +49,8 @@ function finding(tool, out) {
     heap: /The variable "(\w+)" is declared at \S+:(\d+)/,
     gc: /Verdict: the heap (after each full collection keeps rising|after full collections stays level)|(not enough to tell)/,
     perf: /^\s+([\d.]+%)\s+(\S+)/m,
+    // The first row of "Bytes allocated by function": the biggest allocator and its line.
+    alloc: /^Bytes allocated by function.*\n.*\n\s+([\d.]+%)\s+[\d.]+ MB\s+(\S+)\s+.*?([\w-]+\.js):(\d+)/m,
     report: /The app died after ([\d.]+) s /,
     'oom-snapshot': /awaited by .* at \S+?([\w-]+\.js):(\d+)/,
     inspect: /^\s+#0 (\S+) \S+?([\w-]+\.js):(\d+)/m,
@@ -61,6 +63,7 @@ function finding(tool, out) {
   if (tool === 'heap') return `\`${m[1]}\` (app.js:${m[2]})`;
   if (tool === 'gc') return m[2] ? '(not enough to tell)' : m[1].includes('rising') ? 'leak: rising' : 'level';
   if (tool === 'perf') return `${m[2]} ${m[1]}`;
+  if (tool === 'alloc') return `${m[1]} by ${m[2]} (${m[3]}:${m[4]})`;
   if (tool === 'report') return `died after ${m[1]} s`;
   if (tool === 'oom-snapshot') return `held in ${m[1]}:${m[2]}`;
   if (tool === 'inspect') return `paused in ${m[1]} (${m[2]}:${m[3]})${/Every variable reads the same on the next pass/.test(out) ? ', not moving' : ''}`;

@@ -433,6 +433,34 @@ class AppHandle {
   }
 
   /**
+   * A mark to measure allocation from: the first call starts the allocation
+   * meter of every thread of the app (census.allocation()). Give it to
+   * allocatedSince() after the work to judge.
+   */
+  async allocationMark() {
+    if (this.exit) throw this.crashError();
+    const reading = await this.census.allocation();
+    if (!reading.members.some((m) => m.isTarget && m.totals)) {
+      this.assertAlive('while its allocation was read');
+      throw new AppError('The app\'s main thread did not report its allocation within the time allowed, so what the app allocates cannot be read.', { reason: 'unresponsive', detail: this.output.text() });
+    }
+    return reading;
+  }
+
+  /**
+   * What every thread of the app (and every Node process it started)
+   * allocated in its V8 heap since `mark` (allocationMark()), with its
+   * garbage collections and their pauses (allocation-meter.js):
+   * { allocated (bytes), collections, scavenges, markCompacts, pauseUs,
+   * threads, lost (threads gone since the mark), silent }.
+   */
+  async allocatedSince(mark) {
+    const now = await this.allocationMark();
+    const { allocationBetween } = require('./allocation-meter');
+    return { ...allocationBetween(mark, now), silent: now.silent, unsupported: now.unsupported };
+  }
+
+  /**
    * Ends the app: a polite request first (so profilers can write their
    * files), then SIGTERM, then SIGKILL. Resolves once it has exited. (On
    * Windows, kill() terminates at once whatever the signal, and the exit

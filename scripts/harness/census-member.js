@@ -47,10 +47,14 @@ const v8 = require('node:v8');
 const vm = require('node:vm');
 const worker_threads = require('node:worker_threads');
 const { withPreload } = require('./node-options');
+const { createAllocationMeter } = require('./allocation-meter');
 const { countCalls, CALLS_ENV } = require('./call-counter');
 
 const ENV_KEY = 'WORKBOOK_CENSUS'; // "port:token" of the harness's census server
 const DATA_KEY = 'workbook:census';
+// Set in a thread whose allocation meter runs: the workers it starts start
+// theirs before any of their own code runs.
+const METER_KEY = 'workbook:census-metering';
 // How often each process's main thread tells the harness its CPU time, so
 // the CPU of a process that has ended by the time the harness asks is still
 // counted (up to its last tick).
@@ -69,6 +73,10 @@ const own = Object.freeze({
   setInterval,
   setImmediate,
   exit: process.exit,
+  heapStatistics: v8.getHeapStatistics,
+  GCProfiler: v8.GCProfiler,
+  gcProfilerStart: v8.GCProfiler && v8.GCProfiler.prototype.start,
+  gcProfilerStop: v8.GCProfiler && v8.GCProfiler.prototype.stop,
 });
 
 /** The census address this thread should report to, or null. */
@@ -98,6 +106,8 @@ function joinCensus(probeFile, { isTarget, hiddenEnv = {} }) {
   if (!address) return null;
   worker_threads.setEnvironmentData?.(DATA_KEY, address.value);
   const forceGc = gcFunction();
+  const meter = allocationMeter();
+  if (meter && worker_threads.getEnvironmentData?.(METER_KEY)) meter.start();
 
   const socket = net.connect(address.port, '127.0.0.1');
   // The census must never keep a thread or process alive, nor crash it.
@@ -137,6 +147,8 @@ function joinCensus(probeFile, { isTarget, hiddenEnv = {} }) {
       }
       if (request.type === 'measure') send({ type: 'memory', id: request.id, ...measure(request, forceGc, offspring) });
       else if (request.type === 'cpu') send({ type: 'cpu', id: request.id, cpu: processCpu() });
+      else if (request.type === 'allocation:start') startMeter(meter);
+      else if (request.type === 'allocation') send({ type: 'allocation', id: request.id, ...allocationReading(meter, request) });
       else if (request.type === 'calls') send({ type: 'calls', id: request.id, calls: calls ? calls.count() : 0, workers: offspring.workers(), children: offspring.children() });
       else if (request.type === 'ask' && control) control.answer(request);
     }
@@ -216,6 +228,34 @@ function measure({ gc }, forceGc, offspring) {
     workers: offspring.workers(),
     children: offspring.children(),
   };
+}
+
+/**
+ * This isolate's allocation meter (allocation-meter.js), started by the
+ * harness's first 'allocation' request (and at once in a thread that joins
+ * while the harness meters): until then the app pays nothing for it.
+ */
+function allocationMeter() {
+  if (typeof own.GCProfiler !== 'function') return null;
+  return createAllocationMeter({
+    createProfiler: () => new own.GCProfiler(),
+    start: (profiler) => apply(own.gcProfilerStart, profiler, []),
+    stop: (profiler) => apply(own.gcProfilerStop, profiler, []),
+    usedHeapSize: () => apply(own.heapStatistics, v8, []).used_heap_size,
+  });
+}
+
+/** Starts the meter when asked, and reads it: the totals since it started (null before). */
+function allocationReading(meter, { start }) {
+  if (!meter) return { totals: null, unsupported: true };
+  if (start) startMeter(meter);
+  return { totals: meter.read() };
+}
+
+function startMeter(meter) {
+  if (!meter) return;
+  meter.start();
+  worker_threads.setEnvironmentData?.(METER_KEY, true);
 }
 
 /** A full GC we can force without asking the app to run with --expose-gc. */

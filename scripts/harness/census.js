@@ -34,6 +34,8 @@ class Census {
     this.onTargetMessage = () => {};
     // The last CPU time each process reported (µs), kept after it ends.
     this.cpuByPid = new Map();
+    // Whether the members' allocation meters run: one that joins later starts its own at once.
+    this.metering = false;
     this.server = net.createServer((socket) => this.accept(socket));
     // A census must never keep the harness alive.
     this.server.unref();
@@ -73,13 +75,14 @@ class Census {
           if (message.token !== this.token) return socket.destroy(); // not one of ours
           member.hello = message;
           this.members.add(member);
+          if (this.metering) socket.write(`${JSON.stringify({ type: 'allocation:start' })}\n`);
           if (message.isTarget && !this.target) {
             this.target = member;
             for (const resolve of this.targetWaiters.splice(0)) resolve(member);
           }
         } else if (!member.hello) {
           continue; // a stranger's first words must be its hello
-        } else if ((message.type === 'memory' || message.type === 'cpu' || message.type === 'calls') && member.pending.has(message.id)) {
+        } else if ((message.type === 'memory' || message.type === 'cpu' || message.type === 'allocation' || message.type === 'calls') && member.pending.has(message.id)) {
           member.pending.get(message.id)(message);
           member.pending.delete(message.id);
         } else if (message.type === 'tick' && member.hello.isMainThread) {
@@ -162,6 +165,35 @@ class Census {
       if (cpu.isTarget) own += cpu.total;
     }
     return { total, own, processes: this.cpuByPid.size, silent: answers.filter((a) => !a.reply).length };
+  }
+
+  /**
+   * Every thread's allocation so far: the bytes its V8 heap allocated since
+   * the first call (which starts every member's meter, see
+   * allocation-meter.js), its collections and their pauses. Two readings
+   * give what the whole app allocated in between (allocationBetween()).
+   * @returns {Promise<{members:Array<{key:string, pid:number, threadId:number, isMainThread:boolean,
+   *   isTarget:boolean, totals:object|null}>, silent:number, unsupported:number}>}
+   */
+  async allocation({ timeoutMs = 10_000 } = {}) {
+    const start = !this.metering;
+    this.metering = true;
+    const answers = await this.askAll('allocation', { timeoutMs, extra: { start } });
+    const members = answers
+      .filter(({ reply }) => reply)
+      .map(({ member, reply }) => ({
+        key: `${member.hello.pid}:${member.hello.threadId}`,
+        pid: member.hello.pid,
+        threadId: member.hello.threadId,
+        isMainThread: member.hello.isMainThread,
+        isTarget: member.hello.isTarget,
+        totals: reply.totals,
+      }));
+    return {
+      members,
+      silent: answers.filter(({ reply }) => !reply).length,
+      unsupported: answers.filter(({ reply }) => reply && reply.unsupported).length,
+    };
   }
 
   /**

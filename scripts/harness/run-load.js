@@ -12,7 +12,9 @@ const { startSampler } = require('./response-sampler');
  * @param {object} options
  * @param {string} options.url base URL of the app
  * @param {string|string[]|Function} options.path path(s) to request; a function
- *   `(i) => path` is called for every request (e.g. to vary a query)
+ *   `(i) => path` is called for every request (e.g. to vary a query), and may
+ *   return a whole request instead, `{ path, method, headers, body }` (e.g. a
+ *   new batch to POST each time)
  * @param {number} [options.connections=10]
  * @param {number} [options.duration] seconds (either this or `amount`)
  * @param {number} [options.amount] total number of requests
@@ -129,7 +131,14 @@ function samplePath(path) {
 function requestList(path) {
   if (typeof path === 'function') {
     let i = 0;
-    return [{ setupRequest: (req) => ({ ...req, path: path(i++) }) }];
+    return [
+      {
+        setupRequest: (req) => {
+          const next = path(i++);
+          return typeof next === 'string' ? { ...req, path: next } : { ...req, ...next };
+        },
+      },
+    ];
   }
   return (Array.isArray(path) ? path : [path]).map((p) => ({ path: p }));
 }

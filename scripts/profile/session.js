@@ -30,7 +30,8 @@ async function applyStandardLoad({ lab, url, duration, progress, label = '', sto
   const startedUs = Number(process.hrtime.bigint() / 1000n);
   const load = await runLoad({
     url,
-    path: standard.path,
+    // A load of POSTs gives each request whole (standardLoad.request).
+    path: standard.request || standard.path,
     connections: standard.connections,
     duration,
     sampleMs: 1000, // autocannon's own table then reads as usual (req/s per second)

@@ -25,6 +25,7 @@ const ARTIFACT = {
   bubbleprof: /\.clinic-bubbleprof\.html$/,
   heap: /2-after-load\.heapsnapshot$/,
   gc: /trace-gc\.log$/,
+  alloc: /allocations\.heapprofile$/,
   report: /report\.[\d.]+\.json$/,
   'oom-snapshot': /\.heapsnapshot$/,
   perf: /flamegraph\.svg$/,

@@ -10,6 +10,7 @@ module.exports = {
   flame: require('./flame'),
   heap: require('./heap'),
   gc: require('./gc'),
+  alloc: require('./alloc'),
   report: require('./report'),
   'oom-snapshot': require('./oom-snapshot'),
   'clinic-doctor': clinic['clinic-doctor'],

@@ -54,6 +54,35 @@ test('a sampling heap profile reads as live memory by allocating function, self 
   ]);
 });
 
+test("the hot spot is the app's own code when its functions hold most of the time (lab 15), and a call out of it otherwise", () => {
+  const os = require('node:os');
+  const { readCpuProfile, describeHotspot } = require('../scripts/profile/read/cpuprofile');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbook-own-'));
+  try {
+    const appFile = path.join(dir, 'app.js');
+    fs.writeFileSync(appFile, ['const lib = require("lib");', 'function handle(rows) {', '  for (const row of rows) row.split(",");', '  return lib.send(rows);', '}', ''].join('\n'));
+    const url = `file://${appFile}`;
+    const frame = (functionName, file, lineNumber = 0) => ({ functionName, url: file, lineNumber, columnNumber: 0, scriptId: '1' });
+    const profile = (ownSamples, callSamples) => ({
+      nodes: [
+        { id: 1, callFrame: frame('(root)', ''), children: [2] },
+        { id: 2, callFrame: frame('handle', url, 1), children: [3] },
+        { id: 3, callFrame: frame('send', `file://${dir}/node_modules/lib/index.js`) },
+      ],
+      samples: [...Array(ownSamples).fill(2), ...Array(callSamples).fill(3)],
+    });
+    const mostlyOwn = readCpuProfile(profile(90, 10), { appFile }).hotspot;
+    expect(mostlyOwn).toMatchObject({ own: true, sharePct: 90, top: { name: 'handle', line: 2, sharePct: 90 } });
+    expect(describeHotspot(mostlyOwn)).toMatch(/^Hot spot in your code\n {2}90% of CPU samples are in your own functions, not under a call into a library or Node\.js \(the heaviest, `send \(lib\)` from \S+app\.js:2, holds 10%\): see the self-time table\. The most, 90%, in `handle` at \S+app\.js:2:\n {4}function handle\(rows\) \{$/);
+    // A call out that holds a fair part of the time stays the hot spot.
+    const call = readCpuProfile(profile(60, 40), { appFile }).hotspot;
+    expect(call.own).toBeUndefined();
+    expect(describeHotspot(call)).toMatch(/40% of CPU samples are under `send \(lib\)`/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a CPU profile read from the load on leaves the start-up out, and a native function is attributed to its first caller outside Node', () => {
   const { profileFrom, readCpuProfile } = require('../scripts/profile/read/cpuprofile');
   const frame = (functionName, url = '') => ({ functionName, url, lineNumber: 0, columnNumber: 0, scriptId: '1' });

@@ -33,6 +33,8 @@ const DURATION_OF = { gc: 10, report: 15, 'oom-snapshot': 15 };
 function finding(tool, out) {
   if (tool === 'prof' || tool === 'cpu') {
     const unit = tool === 'prof' ? 'ticks' : 'CPU samples';
+    const own = new RegExp(`(\\d+)% of ${unit} are in your own functions[^]*?The most, \\d+%, in (?:\`([^\`]+)\`|the function) at \\S+:(\\d+)`).exec(out);
+    if (own) return `${own[1]}% in own code, most in ${own[2] || '(anonymous)'} (app.js:${own[3]})`;
     const head = new RegExp(`(\\d+)% of ${unit} are under \`([^\`(]+?)(?: \\([^)]*\\))?\`, (.*)`).exec(out);
     if (!head) return '';
     const [, pct, callee, rest] = head;

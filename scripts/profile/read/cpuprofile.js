@@ -3,6 +3,7 @@
 // learner needs it read: where the time went by function and by origin, and
 // which line of *their* file leads into the heaviest work.
 
+const fs = require('node:fs');
 const { relative } = require('../../lib/labs');
 const { originOf, toPath } = require('./origin');
 const { hotspotAt } = require('./source-line');
@@ -215,14 +216,53 @@ function hotspot({ byId, self, inclusive }, appFile, busy) {
     }
   }
   const best = [...edges.values()].sort((a, b) => b.samples - a.samples)[0];
-  if (!best || best.samples === 0) return null;
-  const origin = originOf(best.callee.url, appFile);
-  return hotspotAt(appFile, best.caller.lineNumber + 1, { name: best.callee.functionName, package: origin.package }, {
-    sharePct: (100 * best.samples) / busy,
-    callee: best.callee.functionName || '(anonymous)',
-    calleeOrigin: origin.label,
-    caller: best.caller.functionName || '(anonymous)',
-  });
+  const own = ownTime({ byId, self }, isApp, appFile, busy);
+  const call =
+    best && best.samples > 0
+      ? hotspotAt(appFile, best.caller.lineNumber + 1, { name: best.callee.functionName, package: originOf(best.callee.url, appFile).package }, {
+          sharePct: (100 * best.samples) / busy,
+          callee: best.callee.functionName || '(anonymous)',
+          calleeOrigin: originOf(best.callee.url, appFile).label,
+          caller: best.caller.functionName || '(anonymous)',
+        })
+      : null;
+  // An app whose time is its own (loops, objects built line by line, a
+  // built-in such as JSON.stringify, whose time a profile files under its
+  // caller): the heaviest call out of it would be a side show.
+  if (own && own.sharePct >= OWN.share && (!call || call.sharePct * OWN.overCall <= own.sharePct)) return { ...own, call };
+  return call;
+}
+
+// When the app's own functions are the hot spot: they hold at least this
+// share of the busy samples, and this many times the heaviest call out.
+const OWN = { share: 50, overCall: 4 };
+
+/**
+ * The time in the app's own functions (their self time), and the function
+ * that holds the most of it, with its first line.
+ */
+function ownTime({ byId, self }, isApp, appFile, busy) {
+  const functions = new Map();
+  let samples = 0;
+  for (const [id, count] of self) {
+    if (!count || !isApp(id)) continue;
+    const { callFrame } = byId.get(id);
+    const key = `${callFrame.functionName}|${callFrame.lineNumber}`;
+    const entry = functions.get(key) || { frame: callFrame, samples: 0 };
+    entry.samples += count;
+    functions.set(key, entry);
+    samples += count;
+  }
+  const top = [...functions.values()].sort((a, b) => b.samples - a.samples)[0];
+  if (!top) return null;
+  const line = top.frame.lineNumber + 1;
+  const text = (fs.readFileSync(appFile, 'utf8').split(/\r?\n/)[line - 1] || '').trim();
+  return {
+    own: true,
+    sharePct: (100 * samples) / busy,
+    file: relative(appFile),
+    top: { name: top.frame.functionName || '(anonymous)', line, text, sharePct: (100 * top.samples) / busy },
+  };
 }
 
 /**
@@ -266,6 +306,12 @@ function describeOutside({ totalSamples, idleSamples = 0, programSamples = 0 }) 
   );
 }
 
+/** A callee as the hot spot names it: bare for Node.js, V8 or no stated origin, else with its package. */
+function callName(h) {
+  const bare = !h.calleeOrigin || h.calleeOrigin === 'Node.js itself' || h.calleeOrigin === 'V8 and native code';
+  return bare ? h.callee : `${h.callee} (${h.calleeOrigin})`;
+}
+
 /** "5", "48 and 49", "5, 6, 7, 8 and 9". */
 function lineList(calls) {
   const numbers = calls.map((c) => String(c.line));
@@ -286,8 +332,15 @@ function lineList(calls) {
 function describeHotspot(h, { unit = 'CPU samples' } = {}) {
   const header = 'Hot spot in your code\n  ';
   if (!h) return `${header}No CPU time was found under your own code: the time is in libraries or Node itself (see the table).`;
-  const bare = !h.calleeOrigin || h.calleeOrigin === 'Node.js itself' || h.calleeOrigin === 'V8 and native code';
-  const calleeName = bare ? h.callee : `${h.callee} (${h.calleeOrigin})`;
+  if (h.own) {
+    const named = h.top.name === '(anonymous)' ? 'the function' : `\`${h.top.name}\``;
+    const aside = h.call ? ` (the heaviest, \`${callName(h.call)}\` from ${h.file}:${h.call.start.line}, holds ${h.call.sharePct.toFixed(0)}%)` : '';
+    return (
+      `${header}${h.sharePct.toFixed(0)}% of ${unit} are in your own functions, not under a call into a library or Node.js${aside}: ` +
+      `see the self-time table. The most, ${h.top.sharePct.toFixed(0)}%, in ${named} at ${h.file}:${h.top.line}:\n    ${h.top.text}`
+    );
+  }
+  const calleeName = callName(h);
   const named = h.caller && h.caller !== '(anonymous)' ? ` in ${h.caller}()` : '';
   const caller = h.topLevel ? `the top level of ${h.file}` : `the function at ${h.file}:${h.start.line}${named}`;
   const what = h.by === 'package' ? `into ${h.package}` : `to \`${h.callee}\``;

@@ -523,7 +523,14 @@ module.exports = defineCheck(
         fail: 'The event loop stalls for whole parses at a time: imports are parsed (or walked) on the main thread, however fast the parser.',
       },
     },
-    starterFails: ['routes-p50', 'loop-stall'],
+    // The starter must fail on the loop's stall; its routes' p50 may pass.
+    // In the benches (margins.json) the starter's routes-p50 was at worst
+    // 1.31x past its threshold on Node 26, and a run there read it 1.3x
+    // inside (27 November); its loop stall was at worst 2.87x past on 26
+    // and 1.34x past on 24, failing in every run. The verdict is FAIL
+    // either way; issue 23 keeps this gate's margin open.
+    starterFails: ['loop-stall'],
+    starterMayFail: ['routes-p50'],
     settings: SETTINGS,
     standardLoad,
     advice: 'Profile it with `npx workbook profile 08 --tool cpu` and look at what runs under the body parser',

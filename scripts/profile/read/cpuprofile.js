@@ -217,12 +217,13 @@ function hotspot({ byId, self, inclusive }, appFile, busy) {
   }
   const best = [...edges.values()].sort((a, b) => b.samples - a.samples)[0];
   const own = ownTime({ byId, self }, isApp, appFile, busy);
+  const origin = best && originOf(best.callee.url, appFile);
   const call =
     best && best.samples > 0
-      ? hotspotAt(appFile, best.caller.lineNumber + 1, { name: best.callee.functionName, package: originOf(best.callee.url, appFile).package }, {
+      ? hotspotAt(appFile, best.caller.lineNumber + 1, { name: best.callee.functionName, package: origin.package }, {
           sharePct: (100 * best.samples) / busy,
           callee: best.callee.functionName || '(anonymous)',
-          calleeOrigin: originOf(best.callee.url, appFile).label,
+          calleeOrigin: origin.label,
           caller: best.caller.functionName || '(anonymous)',
         })
       : null;

@@ -12,13 +12,20 @@ const { findLab } = require('./lib/labs');
 // Jest options whose value is the next argument: that value is not a lab.
 const TAKES_VALUE = new Set(['-t', '--testNamePattern', '-c', '--config', '--testTimeout', '-w', '--maxWorkers', '--reporters', '--outputFile', '--testPathIgnorePatterns', '--selectProjects', '--shard', '--seed', '--rootDir', '--roots']);
 
-/** Jest's arguments for the self-check's: labs named by number or name become their folders. */
+// The walkthroughs' tests: with a lab named, they test that lab's alone.
+const DOCS_TESTS = 'test/docs.test.js';
+
+/**
+ * Jest's arguments for the self-check's: labs named by number or name become
+ * their folders, and their walkthroughs' tests come with them.
+ */
 function jestArgs(args) {
-  return args.map((arg, i) => {
+  const mapped = args.map((arg, i) => {
     if (arg.startsWith('-') || TAKES_VALUE.has(args[i - 1])) return arg;
     const lab = findLab(arg);
     return lab ? `labs/${lab.slug}/` : arg;
   });
+  return namedLabs(args).length && !mapped.includes(DOCS_TESTS) ? [...mapped, DOCS_TESTS] : mapped;
 }
 
 /** The labs named among the arguments (their slugs): their checks are proven even if not started. */

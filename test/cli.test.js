@@ -109,8 +109,9 @@ test('`load --url` says when the app stopped answering, rather than a table of z
 
 describe('`npm test -- <lab>` names a lab as the workbook does', () => {
   const { jestArgs } = require('../scripts/self-check');
-  test('1, 01, the folder name and the name without its number all mean lab 01 alone (Jest alone would read "1" as labs 01, 10, 11 and 12)', () => {
-    for (const name of ['1', '01', '01-sync-pbkdf2', 'sync-pbkdf2']) expect(jestArgs([name])).toEqual(['labs/01-sync-pbkdf2/']);
+  test('1, 01, the folder name and the name without its number all mean lab 01 alone, with its walkthrough\'s tests (Jest alone would read "1" as labs 01, 10, 11 and 12)', () => {
+    for (const name of ['1', '01', '01-sync-pbkdf2', 'sync-pbkdf2']) expect(jestArgs([name])).toEqual(['labs/01-sync-pbkdf2/', 'test/docs.test.js']);
+    expect(jestArgs(['3', '09'])).toEqual(['labs/03-leaking-set/', 'labs/09-out-of-memory-export/', 'test/docs.test.js']);
   });
   test('Jest\'s own options and their values, and paths, pass through', () => {
     expect(jestArgs(['-t', '11', 'test/docs.test.js', '--testTimeout', '5'])).toEqual(['-t', '11', 'test/docs.test.js', '--testTimeout', '5']);

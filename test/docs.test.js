@@ -7,6 +7,13 @@
 // block runs as a complete program; and every number marked with a count
 // marker equals what the code defines. The rules are written out at the top
 // of scripts/lib/walkthrough.js.
+//
+// Reading a walkthrough takes milliseconds; running its snippets and command
+// blocks takes seconds a lab (about 80 s for all sixteen on a 2-vCPU
+// machine). So, as with the verdict suites and the site's lab pages, a
+// learner's `npm test` runs them for the labs they have started or named
+// (`npm test -- 09`), and CI for every lab (WORKBOOK_VERIFY_ALL=1): the time
+// of a plain self-check does not grow with each lab added.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -19,6 +26,7 @@ const { labs, findLab, ROOT, checkOf, marginsOf } = require('../scripts/lib/labs
 const { worstMargins } = require('../site/src/lib/margins');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
 const { lintWorkbook } = require('../scripts/lib/lab-lint');
+const { provesChecksOf } = require('./helpers/lab-suite');
 const COMMANDS = require('../scripts/cli/commands');
 const TOOLS = require('../scripts/profile/tools');
 
@@ -90,12 +98,19 @@ const LINT = lintWorkbook(ROOT);
 const WALKTHROUGHS = new Map(labs.map((lab) => [lab.slug, fs.existsSync(lab.readme) ? readWalkthrough(lab.readme) : null]));
 const runnableBlocks = (lab) => WALKTHROUGHS.get(lab.slug)?.codeBlocks.filter((b) => b.runnable) ?? [];
 
-// Started by the first lab's snippet test, for every lab at once.
-let snippetRuns = null;
-const snippetFailures = () => (snippetRuns ??= runAllSnippets(labs));
-const SNIPPET_COUNT = labs.reduce((n, lab) => n + runnableBlocks(lab).length, 0);
+// `npm test -- 09` (scripts/self-check.js) tests lab 09's walkthrough alone.
+const NAMED = process.env.WORKBOOK_VERIFY_ALL === '1' ? [] : (process.env.WORKBOOK_SELF_CHECK_LABS || '').split(',').filter(Boolean);
+const TESTED = NAMED.length ? labs.filter((lab) => NAMED.includes(lab.slug)) : labs;
 
-describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) => {
+// The labs whose snippets and command blocks this run starts (see the top).
+const RUN_HERE = TESTED.filter((lab) => provesChecksOf(lab));
+// Started by the first such lab's snippet test, for all of them at once.
+let snippetRuns = null;
+const snippetFailures = () => (snippetRuns ??= runAllSnippets(RUN_HERE));
+const SNIPPET_COUNT = RUN_HERE.reduce((n, lab) => n + runnableBlocks(lab).length, 0);
+const notRunHere = (lab, what) => `${what}: run once you start lab ${lab.id} (or now: npm test -- ${lab.id}; CI runs every lab's)`;
+
+describe.each(TESTED.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) => {
   const walkthrough = WALKTHROUGHS.get(slug);
 
   // Sections in order, 3–4 hints, files named, excerpts that match: the same
@@ -118,7 +133,11 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) =>
     expect(problems).toEqual([]);
   });
 
-  test('every JavaScript block that is not an excerpt runs as a complete program', async () => {
+  const runsHere = RUN_HERE.includes(lab);
+  const tested = walkthrough ? walkthrough.codeBlocks.filter((b) => b.test) : [];
+  const toRun = runnableBlocks(lab).length + tested.length;
+  if (!runsHere && toRun) test.skip(notRunHere(lab, `its ${toRun} runnable block${toRun === 1 ? '' : 's'}`), () => {});
+  if (runsHere) test('every JavaScript block that is not an excerpt runs as a complete program', async () => {
     if (!walkthrough) return; // reported by the first test
     expect(await snippetFailures().get(slug)).toEqual([]);
   }, 60_000 + 25_000 * SNIPPET_COUNT);
@@ -126,8 +145,7 @@ describe.each(labs.map((lab) => [lab.slug, lab]))('%s/README.md', (slug, lab) =>
   // A command block that names the program that runs it (```sh test="…") is
   // run as written: e.g. a post-mortem command that needs a load from a second
   // terminal to end.
-  const tested = walkthrough ? walkthrough.codeBlocks.filter((b) => b.test) : [];
-  if (tested.length) test('every command block marked test="…" runs as written', async () => {
+  if (tested.length && runsHere) test('every command block marked test="…" runs as written', async () => {
     const problems = [];
     for (const block of tested) {
       const why = await runCommandBlock(block);

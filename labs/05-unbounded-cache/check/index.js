@@ -391,9 +391,20 @@ async function measure(ctx) {
   if (median(savings) >= savingThreshold !== saved >= savingThreshold) {
     noise.push(`the rounds of repeated and new quotes disagreed about the verdict (the cheapest of each: ${(saved / tHits).toFixed(2)} t saved; pair by pair: ${savings.map((c) => `${(c / tHits).toFixed(2)} t`).join(', ')})`);
   }
-  // The machine's speed changed while the hits were timed.
-  const drift = Math.max(tBefore, tAfter) / Math.min(tBefore, tAfter);
-  if (drift > 1.5) noise.push(`the time of one quote changed ${drift.toFixed(1)}× while the repeated quotes were timed`);
+  // The time of one quote changed while the hits were timed: the machine's
+  // speed moved, or the calibrating process's own code did (on a 2-vCPU
+  // Xeon VM, Node 20 priced a quote at a steady 1.7, 2.5 or 3.0 ms from one
+  // process to the next, and one process went from 3.1 to 1.8 ms between
+  // two timings). That is noise only where it could change the verdict:
+  // where what a repeated quote saves clears a quarter of the lower t but
+  // not of the higher. A cache saves about a whole t and no cache about
+  // none, so either way the verdict stands.
+  const [tLow, tHigh] = [Math.min(tBefore, tAfter), Math.max(tBefore, tAfter)];
+  const drift = tHigh / tLow;
+  const thresholdAt = (tx) => ctx.check.threshold('hit-saving') * tx;
+  if (drift > 1.5 && saved >= savingThreshold !== saved >= thresholdAt(tHigh)) {
+    noise.push(`the time of one quote changed ${drift.toFixed(1)}× while the repeated quotes were timed, and the verdict depends on which is used`);
+  }
   const last = readings.at(-1);
 
   return {
@@ -554,10 +565,11 @@ function mb(bytes) {
 
 module.exports = defineCheck(
   {
-    // Why these thresholds (margins in check/margins.json: 10-run benches,
-    // Node 20 idle and with a hog, Node 26 idle, 60 of 60 verdicts right;
-    // heap-per-quote: the starter 1475-1553 B (worst 18× past), the
-    // reference 20-25 B (worst 2.7× inside)):
+    // Why these thresholds (margins in check/margins.json: 10-run benches
+    // on 2026-11-27, Node 20 idle and with a hog, Node 24 and 26 idle, 80
+    // of 80 verdicts right; heap-per-quote: the starter 1.7-1.8 KB (worst
+    // 17× past), the reference 14-20 B in the median run (worst 4.3×
+    // inside)):
     // - quotes-held is a count, judged as the lab states it: at most 500.
     //   It is counted, not timed: a quote asked for again either calls the
     //   model or does not. It used to be timed (a request costing under
@@ -571,19 +583,24 @@ module.exports = defineCheck(
     //   1.15 or 2.3 ms per quote on Node 20), so no floor sits safely
     //   between a hit and a pricing every time.
     // - heap-per-quote: a cache that keeps everything retains each quote
-    //   (~1.5 KB); one that keeps every key beside a bounded cache, about
-    //   250 B; bounded caches (lru-cache by count or by size, a Map LRU, a
-    //   sawtooth) measured 13–57 B on Node 20, 24 and 26 after 900 new
-    //   products, over the 2 000 that follow: V8's own settling, which moves
-    //   by ±20 B from run to run (compiled code itself is excluded). 80 B
-    //   sits near the geometric middle of 25 and 250. On Node 26 the Set of
-    //   keys reads only ~90 B: just past. Over 1 000 products the same fixes
-    //   read up to 64 B, too near a threshold that could still catch the
-    //   Set: the longer span halves the noise. A leak of 100 B per product
-    //   fails, but within reach of that noise; 160 B fails with 2× to
-    //   spare. Checkpoints 250 products apart, a divisor of the budget,
-    //   see a cache that empties itself every 250 or 500 products at the
-    //   same point of its cycle each time, so it reads flat too.
+    //   (~1.5 KB). A Set of every key beside a bounded cache (the check's
+    //   product names are 200 characters: the key is 208) read 366-417 B
+    //   per product on Node 20, 365-392 B on Node 24 and 265-270 B on
+    //   Node 26 (10, 10 and 5 runs on a 2-vCPU Xeon VM, 2026-11-27).
+    //   Bounded caches read what V8 itself still settles after 900 new
+    //   products, over the 2 000 that follow (compiled code is excluded):
+    //   the reference 15-25 B, quick-lru's two generations of 250 (the
+    //   design that spends most) 19-33 B on Node 20, 16-37 B on Node 24 and
+    //   17-20 B on Node 26, in the same runs. 100 B is the geometric middle
+    //   of the worst of each (37 and 265): the bounded designs 2.7× inside
+    //   at worst, the Set 2.65× past on Node 26 and 3.6× past on Node 20
+    //   and 24. (The gate was 80 B while the Set's key was shorter; the
+    //   two generations then sat 2.1-2.4× inside.) A leak of 100 B per
+    //   product sits on the gate and may go either way: the lesson's leaks
+    //   keep a key, a quote or a line of log per product, all larger.
+    //   Checkpoints 250 products apart, a divisor of the budget, see a
+    //   cache that empties itself every 250 or 500 products at the same
+    //   point of its cycle each time, so it reads flat too.
     // - hit-saving: a cache that hits saves the pricing, 1.0–1.1 t with
     //   the cheapest rounds and the cheapest t (the twelve bounded designs
     //   of the fixtures, Node 20, 2-vCPU VM); a cache whose repeated quotes
@@ -606,7 +623,7 @@ module.exports = defineCheck(
       'heap-per-quote': {
         label: 'memory retained per quote of a new product, after a forced GC',
         op: '<',
-        threshold: 80,
+        threshold: 100,
         unit: 'B/quote',
         pass: 'Memory stays flat once the cache is full: nothing is kept for good per product quoted.',
         fail: 'Every new product quoted leaves something in memory for good: the cache has no limit, or something beside it (a list of every key seen, a log, a copy in a worker) keeps growing.',

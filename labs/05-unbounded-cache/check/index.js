@@ -228,7 +228,9 @@ async function measure(ctx) {
   // Gate 1: how many quotes the cache holds at once.
   progress(`Quotes for ${SETTINGS.fill} new products (more than the budget of ${SETTINGS.budget}), then the same ones again, newest first, one at a time`);
   const beforeFill = await app.calls();
-  await load(filled, 'the new products');
+  const servedBeforeFill = (await app.cpuAndRequests()).served;
+  const fillLoad = await load(filled, 'the new products');
+  const servedInFill = (await app.cpuAndRequests()).served - servedBeforeFill;
   const afterFill = await app.calls();
   await sequentialLatencies(app.url, [...filled].reverse());
   // Each quote asked for again that did not call the model came from the
@@ -236,6 +238,20 @@ async function measure(ctx) {
   const priced = (await app.calls()) - afterFill;
   const held = SETTINGS.fill - priced;
   responses.push(modelUsedCase(afterFill - beforeFill));
+  // Requests answered under load against those the app's own process
+  // received: from this load on, the timed rounds' added later. Judged here
+  // already, so that a check that stops at this point (on a count over its
+  // limit, or another wrong answer) still names a cluster for what it is.
+  let answered = fillLoad.responses;
+  let received = servedInFill;
+  const ownProcessCase = { name: "every quote is served by the app's own process", expected: 'the process the check started receives every request' };
+  const judgeOwnProcess = () => {
+    const elsewhere = answered > 0 ? Math.max(0, 1 - received / answered) : 0;
+    ownProcessCase.pass = elsewhere <= 0.01;
+    ownProcessCase.actual = ownProcessCase.pass ? 'it does' : `${(elsewhere * 100).toFixed(0)}% went to other processes (a cluster?): run one process, so its memory and CPU are what is measured`;
+  };
+  judgeOwnProcess();
+  responses.push(ownProcessCase);
   progress(`  ${held} of the ${SETTINGS.fill} were answered from the cache, ${priced} priced again`);
   const heldFigure = {
     value: held,
@@ -287,8 +303,6 @@ async function measure(ctx) {
   const savings = [];
   const hitCosts = [];
   const missCosts = [];
-  let answered = 0; // in the timed rounds, as `received`
-  let received = 0;
   for (let round = 1; round <= SETTINGS.rounds; round++) {
     const hit = await timedRound(hotLoad, 'repeated quotes');
     const miss = await timedRound(() => newLoad(round), 'quotes of new products');
@@ -366,13 +380,7 @@ async function measure(ctx) {
       verify: (a) => quoteProblem(a.status, a.body.toString('utf8'), expectedByPath.get(a.path)),
     }),
   );
-  const elsewhere = answered > 0 ? Math.max(0, 1 - received / answered) : 0;
-  responses.push({
-    name: "every quote is served by the app's own process",
-    pass: elsewhere <= 0.01,
-    expected: 'the process the check started receives every request',
-    actual: elsewhere <= 0.01 ? 'it does' : `${(elsewhere * 100).toFixed(0)}% went to other processes (a cluster?): run one process, so its memory and CPU are what is measured`,
-  });
+  judgeOwnProcess(); // the timed rounds' requests added
   responses.push(wholeAppCase(readings));
 
   progress('Checking two quotes again after the load');

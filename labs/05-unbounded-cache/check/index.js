@@ -597,13 +597,13 @@ module.exports = defineCheck(
     //   Node 26 (10, 10 and 5 runs on a 2-vCPU Xeon VM, 2026-11-27).
     //   Bounded caches read what V8 itself still settles after 900 new
     //   products, over the 2 000 that follow (compiled code is excluded):
-    //   the reference 15-25 B, quick-lru's two generations of 250 (the
+    //   the reference 14-25 B, quick-lru's two generations of 250 (the
     //   design that spends most) 19-33 B on Node 20, 16-37 B on Node 24 and
     //   17-20 B on Node 26, in the same runs. 100 B is the geometric middle
     //   of the worst of each (37 and 265): the bounded designs 2.7× inside
     //   at worst, the Set 2.65× past on Node 26 and 3.6× past on Node 20
-    //   and 24. (The gate was 80 B while the Set's key was shorter; the
-    //   two generations then sat 2.1-2.4× inside.) A leak of 100 B per
+    //   and 24. (The gate was 80 B, set from older readings of the Set,
+    //   about 245 B; the two generations sat 2.1-2.4× inside it.) A leak of 100 B per
     //   product sits on the gate and may go either way: the lesson's leaks
     //   keep a key, a quote or a line of log per product, all larger.
     //   Checkpoints 250 products apart, a divisor of the budget, see a

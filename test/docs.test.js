@@ -26,7 +26,7 @@ const { labs, findLab, ROOT, checkOf, marginsOf } = require('../scripts/lib/labs
 const { worstMargins } = require('../site/src/lib/margins');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
 const { lintWorkbook } = require('../scripts/lib/lab-lint');
-const { provesChecksOf } = require('./helpers/lab-suite');
+const { provesChecksOf, namedLabs } = require('./helpers/lab-suite');
 const COMMANDS = require('../scripts/cli/commands');
 const TOOLS = require('../scripts/profile/tools');
 
@@ -99,7 +99,7 @@ const WALKTHROUGHS = new Map(labs.map((lab) => [lab.slug, fs.existsSync(lab.read
 const runnableBlocks = (lab) => WALKTHROUGHS.get(lab.slug)?.codeBlocks.filter((b) => b.runnable) ?? [];
 
 // `npm test -- 09` (scripts/self-check.js) tests lab 09's walkthrough alone.
-const NAMED = process.env.WORKBOOK_VERIFY_ALL === '1' ? [] : (process.env.WORKBOOK_SELF_CHECK_LABS || '').split(',').filter(Boolean);
+const NAMED = process.env.WORKBOOK_VERIFY_ALL === '1' ? [] : namedLabs();
 const TESTED = NAMED.length ? labs.filter((lab) => NAMED.includes(lab.slug)) : labs;
 
 // The labs whose snippets and command blocks this run starts (see the top).

@@ -55,8 +55,12 @@ function describeLab(checkDir) {
  */
 function provesChecksOf(lab, env = process.env) {
   if (env.WORKBOOK_VERIFY_ALL === '1') return true;
-  const named = (env.WORKBOOK_SELF_CHECK_LABS || '').split(',').filter(Boolean);
-  return named.includes(lab.slug) || editedFiles(lab).length > 0;
+  return namedLabs(env).includes(lab.slug) || editedFiles(lab).length > 0;
+}
+
+/** The slugs of the labs named on the command line (`npm test -- 03 09`), set by scripts/self-check.js. */
+function namedLabs(env = process.env) {
+  return (env.WORKBOOK_SELF_CHECK_LABS || '').split(',').filter(Boolean);
 }
 
 function describeLearnerFix(lab) {
@@ -88,4 +92,4 @@ function describeLearnerFix(lab) {
   });
 }
 
-module.exports = { describeLab, editedFiles, provesChecksOf };
+module.exports = { describeLab, editedFiles, provesChecksOf, namedLabs };

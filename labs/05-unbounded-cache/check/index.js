@@ -409,8 +409,8 @@ async function measure(ctx) {
   // none, so either way the verdict stands.
   const [tLow, tHigh] = [Math.min(tBefore, tAfter), Math.max(tBefore, tAfter)];
   const drift = tHigh / tLow;
-  const thresholdAt = (tx) => ctx.check.threshold('hit-saving') * tx;
-  if (drift > 1.5 && saved >= savingThreshold !== saved >= thresholdAt(tHigh)) {
+  const savingThresholdAtHighT = ctx.check.threshold('hit-saving') * tHigh;
+  if (drift > 1.5 && saved >= savingThreshold !== saved >= savingThresholdAtHighT) {
     noise.push(`the time of one quote changed ${drift.toFixed(1)}× while the repeated quotes were timed, and the verdict depends on which is used`);
   }
   const last = readings.at(-1);

@@ -180,6 +180,39 @@ describe('no process is ever left behind', () => {
     await app.stop({ graceMs: 0, termMs: 0 });
   });
 
+  test('probes sharing a timer send in the same instant, and say how much of each wait was a pause of the measuring process', async () => {
+    const { startRouteProbes } = require('../scripts/harness/route-probe');
+    const app = await start('echo-port.js');
+    try {
+      const [a, b] = startRouteProbes(
+        [
+          { baseUrl: app.url, name: 'a', path: '/a' },
+          { baseUrl: app.url, name: 'b', path: '/b' },
+        ],
+        { intervalMs: 20 },
+      );
+      // Three pauses of this process (as a check's own work or a collection
+      // would make), each beginning at a moment unrelated to the probes'
+      // timer: requests in flight then are seen late, by up to a pause.
+      for (const at of [70, 133, 191]) {
+        await new Promise((r) => setTimeout(r, at / 3));
+        const until = Date.now() + 150;
+        while (Date.now() < until);
+      }
+      const [ta, tb] = await Promise.all([a.stop(), b.stop()]);
+      expect(ta.timeline.map((t) => t.tick)).toEqual(tb.timeline.map((t) => t.tick));
+      // The pauses did delay some requests as timed: the comparison below is not of idle ones.
+      expect(Math.max(...ta.timeline.map((t) => t.ms), ...tb.timeline.map((t) => t.ms))).toBeGreaterThanOrEqual(100);
+      // Less the pauses, every wait is the echo app's own, a few ms; and the
+      // two of a tick agree, whichever of them a pause caught.
+      const net = (t) => t.ms - t.pausedMs;
+      for (const t of [...ta.timeline, ...tb.timeline]) expect(net(t)).toBeLessThan(60);
+      ta.timeline.forEach((t, i) => expect(Math.abs(net(t) - net(tb.timeline[i]))).toBeLessThan(60));
+    } finally {
+      await app.stop();
+    }
+  });
+
   test('if the harness itself is killed (SIGKILL), its apps exit on their own', async () => {
     const script = `
       const { startApp } = require(${JSON.stringify(require.resolve('../scripts/harness/app-process'))});

@@ -7,10 +7,14 @@
 // load, not only how fast.
 
 const { setMaxListeners } = require('node:events');
+const { performance } = require('node:perf_hooks');
 const { request } = require('./http-client');
+const { watchOwnPauses } = require('./own-pauses');
 const { percentile } = require('./stats');
 
 /**
+ * Times one route on a timer of its own.
+ *
  * @param {string} baseUrl the app's base URL
  * @param {object} route
  * @param {string} [route.name] how results and messages name it (default: the path)
@@ -20,9 +24,50 @@ const { percentile } = require('./stats');
  * @param {number} [route.keep=200] answers kept for verification (the rest are timed only)
  * @param {string|((i:number) => string)} [route.body] a JSON body, or one per request (e.g. a
  *   new sign-up each time); each kept answer records the body it answered as `sent`
- * @returns {{stop: (options?:{maxWaitMs?:number}) => Promise<RouteTiming>}}
+ * @returns {RouteProbe}
  */
-function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50, keep = 200, body }) {
+function startRouteProbe(baseUrl, route) {
+  return startRouteProbes([{ ...route, baseUrl }], { intervalMs: route.intervalMs })[0];
+}
+
+/**
+ * Times several routes (of one app or of several) on ONE timer: at each
+ * tick every route's request is sent in the same synchronous step, in the
+ * order given. So the requests of one tick meet the same moment of the
+ * machine and of the measuring process: a pause of this process (a
+ * collection, a long piece of the check's own work) delays the answers of
+ * that tick alike, and comparing route with route tick by tick (each
+ * timeline entry carries its `tick`) leaves the apps' own delays. With a
+ * timer per route, a pause that began between two routes' sends would
+ * delay one and not the other.
+ *
+ * @param {Array<object>} routes as startRouteProbe's route, each with its own `baseUrl`
+ * @param {{intervalMs?: number}} [options]
+ * @returns {RouteProbe[]} one per route, in order; stopping any stops the timer for all
+ */
+function startRouteProbes(routes, { intervalMs = 50 } = {}) {
+  const ownPauses = watchOwnPauses();
+  const samplers = routes.map((route) => routeSampler(route.baseUrl, route, ownPauses));
+  let tick = 0;
+  const fireAll = () => {
+    const t = tick++;
+    for (const sampler of samplers) sampler.fire(t);
+  };
+  fireAll();
+  const timer = setInterval(fireAll, intervalMs);
+  return samplers.map((sampler) => ({
+    snapshot: sampler.snapshot,
+    stop: async (options) => {
+      clearInterval(timer);
+      const timing = await sampler.finish(options);
+      if (samplers.every((s) => s.finished)) ownPauses.stop();
+      return timing;
+    },
+  }));
+}
+
+/** One route's requests and answers; a timer outside it decides when to send. */
+function routeSampler(baseUrl, { name, path, method = 'GET', keep = 200, body }, ownPauses) {
   const pathOf = typeof path === 'function' ? path : () => path;
   const bodyOf = typeof body === 'function' ? body : () => body;
   const samples = [];
@@ -31,25 +76,26 @@ function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50,
   setMaxListeners(0, abort.signal); // one listener per request in flight
   let failures = 0;
   let sent = 0;
-  const fire = () => {
+  const fire = (tick) => {
     const i = sent++;
     const at = pathOf(i);
     const payload = bodyOf(i);
     const sentAt = Date.now();
-    const entry = { sentAt, path: at };
+    const sentHr = performance.now();
+    const entry = { sentAt, sentHr, tick, path: at };
     entry.request = request(baseUrl + at, { method, body: payload, timeoutMs: 30_000, signal: abort.signal })
       .then((res) => {
         const kept = samples.length < keep;
-        samples.push({ path: at, ms: res.ms, sentAt, status: res.status, body: kept ? res.body : undefined, headers: kept ? res.headers : undefined, sent: kept ? payload : undefined });
+        samples.push({ path: at, ms: res.ms, sentAt, sentHr, tick, status: res.status, body: kept ? res.body : undefined, headers: kept ? res.headers : undefined, sent: kept ? payload : undefined });
       })
       .catch(() => failures++)
       .finally(() => inflight.delete(entry));
     inflight.add(entry);
   };
-  fire();
-  const timer = setInterval(fire, intervalMs);
 
-  return {
+  const sampler = {
+    finished: false,
+    fire,
     /**
      * Where the route stands now, without stopping: the answers so far, and
      * how long the oldest request still unanswered has waited (0 when none
@@ -61,9 +107,9 @@ function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50,
       const waiting = [...inflight].map((e) => now - e.sentAt);
       return { sent, answered: samples.length, failures, oldestUnansweredMs: waiting.length ? Math.max(...waiting) : 0, latest: samples.slice(-20).map((s) => s.ms) };
     },
-    /** Stops sending; waits (bounded) for answers still on their way, then counts them as that late. */
-    async stop({ maxWaitMs = 5000 } = {}) {
-      clearInterval(timer);
+    /** Waits (bounded) for answers still on their way, then counts them as that late. */
+    async finish({ maxWaitMs = 5000 } = {}) {
+      sampler.finished = true;
       let waitTimer;
       await Promise.race([
         Promise.allSettled([...inflight].map((e) => e.request)),
@@ -72,15 +118,17 @@ function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50,
       clearTimeout(waitTimer);
       // Requests still unanswered waited at least this long: count them so,
       // rather than dropping the slowest samples.
-      const now = Date.now();
+      const now = performance.now();
       const waiting = [...inflight];
-      const unanswered = waiting.map((e) => now - e.sentAt);
+      const unanswered = waiting.map((e) => now - e.sentHr);
       abort.abort();
       const all = [...samples.map((s) => s.ms), ...unanswered];
-      // Every request's wait with the time it was sent, unanswered ones
-      // included, so that two routes probed side by side can be compared
-      // moment by moment.
-      const timeline = [...samples.map((s) => ({ sentAt: s.sentAt, ms: s.ms, answered: true })), ...waiting.map((e, i) => ({ sentAt: e.sentAt, ms: unanswered[i], answered: false }))].sort((a, b) => a.sentAt - b.sentAt);
+      // Every request's wait with the time and tick it was sent, unanswered
+      // ones included, so that routes probed side by side can be compared
+      // moment by moment; and how much of that wait this process itself was
+      // held up (pausedMs), when an answer could arrive but not be seen.
+      const entry = (e, ms, answered) => ({ sentAt: e.sentAt, tick: e.tick, ms, answered, pausedMs: ownPauses.pausedWithin(e.sentHr, e.sentHr + ms) });
+      const timeline = [...samples.map((s) => entry(s, s.ms, true)), ...waiting.map((e, i) => entry(e, unanswered[i], false))].sort((a, b) => a.tick - b.tick);
       return {
         name: name || (typeof path === 'string' ? path : pathOf(0)),
         sent: samples.length + unanswered.length + failures,
@@ -97,7 +145,15 @@ function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50,
       };
     },
   };
+  return sampler;
 }
+
+/**
+ * @typedef {object} RouteProbe
+ * @property {() => {sent:number, answered:number, failures:number, oldestUnansweredMs:number, latest:number[]}} snapshot
+ * @property {(options?:{maxWaitMs?:number}) => Promise<RouteTiming>} stop stops sending; waits (bounded) for
+ *   answers still on their way, then counts them as that late
+ */
 
 /**
  * @typedef {object} RouteTiming
@@ -112,8 +168,10 @@ function startRouteProbe(baseUrl, { name, path, method = 'GET', intervalMs = 50,
  * @property {number} p99
  * @property {number} max
  * @property {Array<{path:string, ms:number, sentAt:number, status:number, body:string, headers:object, sent?:string}>} samples
- * @property {Array<{sentAt:number, ms:number, answered:boolean}>} timeline every request's wait (unanswered:
- *   until the probe stopped), by the time it was sent (Date.now())
+ * @property {Array<{sentAt:number, tick:number, ms:number, answered:boolean, pausedMs:number}>} timeline every
+ *   request's wait (unanswered: until the probe stopped), in the order sent: the time it was sent
+ *   (Date.now()), the timer's tick that sent it, and how much of the wait the measuring process's own
+ *   event loop was held up
  */
 
-module.exports = { startRouteProbe };
+module.exports = { startRouteProbe, startRouteProbes };

@@ -32,7 +32,7 @@ const { randomInt } = require('node:crypto');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { get, request, json } = require('../../../scripts/harness/http-client');
 const { median } = require('../../../scripts/harness/stats');
-const { startRouteProbe } = require('../../../scripts/harness/route-probe');
+const { startRouteProbes } = require('../../../scripts/harness/route-probe');
 const { responseCase, truncate } = require('../../../scripts/checks/gates');
 const { defineCheck, DECISIVE } = require('../../../scripts/checks/define-check');
 const { generator, namer, makeCase, readProblem, asJson, ordersAt, ordinaryInstants, sortOrders, iso, FAMILIES, STORE_MAX_LIMIT } = require('./orders');
@@ -133,9 +133,17 @@ async function measure(ctx) {
 
   await app.resetEventLoopDelay();
   const control = await app.startControl();
-  const health = startRouteProbe(app.url, { name: '/health', path: '/health', intervalMs: SETTINGS.probeEveryMs, keep: 50 });
-  const controlProbe = startRouteProbe(control.url, { name: 'the control route', path: '/', intervalMs: SETTINGS.probeEveryMs, keep: 0 });
-  const probes = [health, controlProbe];
+  // One timer sends both, so each request to /health has a twin to the
+  // control route sent in the same instant: whatever held up this process
+  // or the machine then, held up both.
+  const probes = startRouteProbes(
+    [
+      { baseUrl: app.url, name: '/health', path: '/health', keep: 50 },
+      { baseUrl: control.url, name: 'the control route', path: '/', keep: 0 },
+    ],
+    { intervalMs: SETTINGS.probeEveryMs },
+  );
+  const [health, controlProbe] = probes;
   // Whatever ends the check (an early verdict, a crash), the probes stop with it.
   try {
     const families = FAMILIES.map((family) => ({ family, pairs: [], wrong: [], reads: 0, imports: 0, hung: null }));
@@ -413,20 +421,31 @@ function healthAnswers(timing) {
 }
 
 /**
- * /health's longest wait beyond the control route's at the same moment:
- * for each request to /health (an unanswered one counts the time it
- * waited), its wait less the longest wait of the control route's requests
- * sent within one probe interval of it. A moment when the machine, or the
- * check's own process, held everything up delays both alike; what remains
- * is the app's main thread.
+ * /health's longest wait beyond the control route's at the same moment.
+ * Each request's wait is first taken less the time the check's own process
+ * was held up meanwhile (pausedMs: its own work, a collection, the machine
+ * giving its core away), when an answer could arrive but not be seen. Then
+ * each request to /health (an unanswered one counts the time it waited)
+ * is compared with its twin, the control route's request sent by the same
+ * tick of the probes' timer (or, had that one failed, the longest of the
+ * control route's sent within one probe interval): a moment when the
+ * machine held up the app's process delays both alike. What remains is the
+ * app's main thread. (In CI, before the pauses were taken out, a pause of
+ * the check's process put 178 ms on one /health request, 35 u, while the
+ * app's own event loop never waited more than 15 ms.)
  */
 function healthExcess(healthTiming, controlTiming) {
-  let worst = { excess: 0, ms: 0, control: 0, answered: true };
+  const own = (t) => Math.max(0, t.ms - (t.pausedMs || 0));
+  const twins = new Map(controlTiming.timeline.map((c) => [c.tick, own(c)]));
+  let worst = { excess: 0, ms: 0, paused: 0, control: 0, answered: true };
   for (const h of healthTiming.timeline) {
-    const near = controlTiming.timeline.filter((c) => Math.abs(c.sentAt - h.sentAt) <= SETTINGS.probeEveryMs).map((c) => c.ms);
-    const control = near.length ? Math.max(...near) : 0;
-    const excess = Math.max(0, h.ms - control);
-    if (excess > worst.excess) worst = { excess, ms: h.ms, control, answered: h.answered };
+    let control = twins.get(h.tick);
+    if (control === undefined) {
+      const near = controlTiming.timeline.filter((c) => Math.abs(c.sentAt - h.sentAt) <= SETTINGS.probeEveryMs).map(own);
+      control = near.length ? Math.max(...near) : 0;
+    }
+    const excess = Math.max(0, own(h) - control);
+    if (excess > worst.excess) worst = { excess, ms: h.ms, paused: h.pausedMs || 0, control, answered: h.answered };
   }
   return worst;
 }
@@ -436,7 +455,7 @@ function healthFigure(healthTiming, controlTiming, u) {
   return {
     value: worst.excess,
     per: u,
-    scale: `u = ${u.toFixed(1)} ms, the median time of an ordinary read here; the worst /health request ${worst.answered ? 'waited' : 'had no answer after'} ${worst.ms.toFixed(0)} ms, the control route's sent with it ${worst.control.toFixed(0)} ms${healthTiming.unanswered ? `; ${healthTiming.unanswered} never answered` : ''}`,
+    scale: `u = ${u.toFixed(1)} ms, the median time of an ordinary read here; the worst /health request ${worst.answered ? 'waited' : 'had no answer after'} ${worst.ms.toFixed(0)} ms${worst.paused >= 1 ? ` (${worst.paused.toFixed(0)} ms of it while the check's own process was held up)` : ''}, the control route's sent with it ${worst.control.toFixed(0)} ms${healthTiming.unanswered ? `; ${healthTiming.unanswered} never answered` : ''}`,
   };
 }
 
@@ -498,11 +517,12 @@ module.exports = defineCheck(
     // - health-wait: an app whose reads end answers /health within the time
     //   of its longest request (about one u: an import or a read); one stuck
     //   in a read never answers it again.
-    // Measured on a 2-vCPU VM, 10 runs a side on Node 20 (idle and beside a
-    // CPU hog), 24 and 26: the reference read 1.16–1.29× and /health 3.0–4.7
-    // u at the median, its worst runs 3.8× (hog) to 6.6× inside; the
-    // starter, stuck, past both in every run (a check reads it 12× and
-    // about 4× past, at hangUnits).
+    // Measured on a 2-vCPU Intel Xeon VM, 10 runs a side on Node 20 and 24
+    // (each idle and beside a CPU hog) and 26: the reference read 1.01–1.33×
+    // and /health 1.8–4.0 u at the median, its worst runs 4.4× (ratio, Node
+    // 26) and 4.6× (/health, Node 20 with a hog) inside; the starter, stuck,
+    // past both in every run (a check reads it 12× and about 4× past, at
+    // hangUnits).
     gates: {
       'loop-ratio': {
         label: 'time to read orders stamped with one instant in a run longer than a page, against an ordinary read of the same size (the worst of seven families)',

@@ -68,6 +68,11 @@ function truncate(text, max = 120) {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/** A count with its noun, singular for one: "1 request", "3 requests". */
+function counted(n, singular, plural = `${singular}s`) {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+
 /**
  * pass     every response right and every gate met
  * fail     a wrong response, a gate missed, or the app crashed
@@ -84,4 +89,4 @@ function verdictOf({ gates, responses, noise, crash }) {
   return gates.every((g) => g.pass) ? 'pass' : 'fail';
 }
 
-module.exports = { gate, responseCase, verdictOf, truncate };
+module.exports = { gate, responseCase, verdictOf, truncate, counted };

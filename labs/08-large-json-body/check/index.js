@@ -20,7 +20,7 @@ const { get, json } = require('../../../scripts/harness/http-client');
 const { median } = require('../../../scripts/harness/stats');
 const { startRouteProbe } = require('../../../scripts/harness/route-probe');
 const { routesUnderLoad, slowestRoute } = require('../../../scripts/checks/under-load');
-const { responseCase, truncate } = require('../../../scripts/checks/gates');
+const { responseCase, truncate, counted } = require('../../../scripts/checks/gates');
 const { defineCheck } = require('../../../scripts/checks/define-check');
 const { catalogue, loadCatalogue, record, skuOf, COUNT } = require('./catalogue');
 
@@ -346,7 +346,7 @@ async function measure(ctx) {
   const noise = [];
   const drift = Math.max(after.median / t, t / after.median);
   if (drift > 2) noise.push(`the time of one JSON.parse changed ${drift.toFixed(1)}× during the check`);
-  for (const route of [...routes, controlRoute]) if (route.answered < 10) noise.push(`only ${route.answered} requests to ${route.name} came back`);
+  for (const route of [...routes, controlRoute]) if (route.answered < 10) noise.push(`only ${counted(route.answered, 'request')} to ${route.name} came back`);
   // The control route runs no app code: when even it waits for half the
   // routes' threshold, the machine is too busy to tell what the app does.
   const routesThreshold = ctx.check.threshold('routes-p50') * t;

@@ -44,7 +44,7 @@ const { get, json, request } = require('../../../scripts/harness/http-client');
 const { median } = require('../../../scripts/harness/stats');
 const { startRouteProbe } = require('../../../scripts/harness/route-probe');
 const { routesUnderLoad, slowestRoute } = require('../../../scripts/checks/under-load');
-const { responseCase, truncate } = require('../../../scripts/checks/gates');
+const { responseCase, truncate, counted } = require('../../../scripts/checks/gates');
 const { defineCheck, DECISIVE } = require('../../../scripts/checks/define-check');
 const { generator, corpus, ordinaryAddress, isAddress, FAMILIES, MAX_RUN } = require('./addresses');
 const { judgeCrafted, subscribe, answerProblem, FIRST_RUN } = require('./crafted');
@@ -193,9 +193,9 @@ async function measure(ctx) {
   // an underestimate.
   const noise = [];
   const decisive = ctx.check.decisive({ 'routes-p50': figures['routes-p50'] });
-  if (stage.control.answered < 10) noise.push(`only ${stage.control.answered} requests to the control route came back`);
+  if (stage.control.answered < 10) noise.push(`only ${counted(stage.control.answered, 'request')} to the control route came back`);
   if (!decisive) {
-    for (const route of stage.routes) if (route.answered < 10) noise.push(`only ${route.answered} requests to ${route.name} came back`);
+    for (const route of stage.routes) if (route.answered < 10) noise.push(`only ${counted(route.answered, 'request')} to ${route.name} came back`);
     if (stage.attack.sent < 0.8 * stage.attack.planned) {
       noise.push(`the check could send only ${stage.attack.sent} of the ${stage.attack.planned} crafted addresses it meant to (its own process was held up)`);
     }

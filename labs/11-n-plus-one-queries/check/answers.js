@@ -3,6 +3,7 @@
 // changes the data between its phases.
 
 const { isDeepStrictEqual } = require('node:util');
+const { counted } = require('../../../scripts/checks/gates');
 
 const RECENT_ORDERS = 20;
 
@@ -120,7 +121,7 @@ function answerProblem(body, expected, earlier = []) {
 /** The first difference between the orders sent and the orders expected, in words. */
 function difference(got, expected) {
   if (got.length !== expected.length) {
-    return `${got.length} orders, not ${expected.length}${expected.length === RECENT_ORDERS && got.length < expected.length ? ` (the ${RECENT_ORDERS} most recent)` : ''}`;
+    return `${counted(got.length, 'order')}, not ${expected.length}${expected.length === RECENT_ORDERS && got.length < expected.length ? ` (the ${RECENT_ORDERS} most recent)` : ''}`;
   }
   for (let i = 0; i < expected.length; i++) {
     const g = normalOrder(got[i]);

@@ -33,7 +33,7 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const { get, request, json } = require('../../../scripts/harness/http-client');
 const { median } = require('../../../scripts/harness/stats');
 const { startRouteProbes } = require('../../../scripts/harness/route-probe');
-const { responseCase, truncate } = require('../../../scripts/checks/gates');
+const { responseCase, truncate, counted } = require('../../../scripts/checks/gates');
 const { defineCheck, DECISIVE } = require('../../../scripts/checks/define-check');
 const { generator, namer, makeCase, readProblem, asJson, ordersAt, ordinaryInstants, sortOrders, iso, FAMILIES, STORE_MAX_LIMIT } = require('./orders');
 const { contractCases } = require('./contract');
@@ -281,7 +281,7 @@ async function measure(ctx) {
     if (controlTiming.max > healthThreshold / 2 && figures['health-wait'].value < DECISIVE * healthThreshold) {
       noise.push(`the machine held up even the control route (longest ${controlTiming.max.toFixed(0)} ms, against a /health threshold of ${healthThreshold.toFixed(0)} ms)`);
     }
-    if (healthTiming.answered < 10) noise.push(`only ${healthTiming.answered} requests to /health came back`);
+    if (healthTiming.answered < 10) noise.push(`only ${counted(healthTiming.answered, 'request')} to /health came back`);
 
     return { figures, responses, info, noise, series: series(families, familyFigure, healthTiming, controlTiming, u) };
   } finally {

@@ -42,7 +42,7 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const { json, asError } = require('../../../scripts/harness/http-client');
 const { percentile, median } = require('../../../scripts/harness/stats');
 const { startRouteProbe } = require('../../../scripts/harness/route-probe');
-const { responseCase, truncate } = require('../../../scripts/checks/gates');
+const { responseCase, truncate, counted } = require('../../../scripts/checks/gates');
 const { defineCheck } = require('../../../scripts/checks/define-check');
 const { AppError } = require('../../../scripts/harness/app-process');
 const { ORDERS, idOf, lineCount } = require('../orders-db');
@@ -301,7 +301,7 @@ async function measureSides(ctx, sides) {
     { id: 'read-while-slow', label: 'bytes the collector read during the slow phase', value: readWhileSlow[0], unit: 'B', text: `${kib(readWhileSlow[0])} (the reference: ${kib(readWhileSlow[1])})` },
   ];
   const noise = [];
-  if (health[1].answered < 10) noise.push(`only ${health[1].answered} requests to the reference's /health came back`);
+  if (health[1].answered < 10) noise.push(`only ${counted(health[1].answered, 'request')} to the reference's /health came back`);
   return {
     figures,
     responses,

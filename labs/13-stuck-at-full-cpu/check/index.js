@@ -330,6 +330,7 @@ async function readOrHang(path, { u, ask, health, controlProbe, early }) {
  * that has been serving for a while.
  */
 async function warmUpReads({ ask, rand, names, timeoutMs }) {
+  // December 1 to 21, 2030: after the contract's hour (contract.js, June to October) and before the families' 2031.
   const from = Date.UTC(2030, 11, 1 + rand.int(0, 20), 6);
   const to = from + 12 * 3_600_000;
   const customers = Array.from({ length: 5 }, () => names.customer());

@@ -12,8 +12,8 @@ const { performance } = require('node:perf_hooks');
  * records the interval it was late by as a pause.
  *
  * @param {{everyMs?: number, slackMs?: number, now?: () => number}} [options] `now` for tests
- * @returns {{pausedWithin: (from:number, to:number) => number, pauses: () => Array<[number, number]>, stop: () => void}}
- *   times in performance.now() milliseconds
+ * @returns {{pauses: () => Array<[number, number]>, stop: () => void}} times in
+ *   performance.now() milliseconds; pausedWithin() reads how much of an interval they cover
  */
 function watchOwnPauses({ everyMs = 5, slackMs = 3, now = () => performance.now() } = {}) {
   const pauses = [];
@@ -30,8 +30,7 @@ function watchOwnPauses({ everyMs = 5, slackMs = 3, now = () => performance.now(
     return t - last > everyMs + slackMs ? [...pauses, [last + everyMs, t]] : pauses.slice();
   };
   return {
-    /** How much of [from, to] this process spent paused (ms), a pause still going on included. */
-    pausedWithin: (from, to) => pausedWithin(withCurrent(), from, to),
+    /** The pauses so far, [start, end] each, a pause still going on included. */
     pauses: () => withCurrent(),
     stop: () => clearInterval(timer),
   };

@@ -9,7 +9,7 @@
 const { setMaxListeners } = require('node:events');
 const { performance } = require('node:perf_hooks');
 const { request } = require('./http-client');
-const { watchOwnPauses } = require('./own-pauses');
+const { watchOwnPauses, pausedWithin } = require('./own-pauses');
 const { percentile } = require('./stats');
 
 /**
@@ -127,7 +127,8 @@ function routeSampler(baseUrl, { name, path, method = 'GET', keep = 200, body },
       // ones included, so that routes probed side by side can be compared
       // moment by moment; and how much of that wait this process itself was
       // held up (pausedMs), when an answer could arrive but not be seen.
-      const entry = (e, ms, answered) => ({ sentAt: e.sentAt, tick: e.tick, ms, answered, pausedMs: ownPauses.pausedWithin(e.sentHr, e.sentHr + ms) });
+      const pauses = ownPauses.pauses();
+      const entry = (e, ms, answered) => ({ sentAt: e.sentAt, tick: e.tick, ms, answered, pausedMs: pausedWithin(pauses, e.sentHr, e.sentHr + ms) });
       const timeline = [...samples.map((s) => entry(s, s.ms, true)), ...waiting.map((e, i) => entry(e, unanswered[i], false))].sort((a, b) => a.tick - b.tick);
       return {
         name: name || (typeof path === 'string' ? path : pathOf(0)),

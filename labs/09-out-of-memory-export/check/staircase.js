@@ -96,7 +96,7 @@ function diagnose(steps) {
     else if (slope < -0.2) lines.push(`${name}: the smaller export held more (${mb(small.held)}) than the larger one (${mb(large.held)}): smaller exports are built whole before they are sent`);
     else if (Math.abs(slope) >= 0.1) {
       const most = Math.max(...sized.map((s) => s.held));
-      lines.push(`${name}: the larger exports held ${mb(most)} each, the smallest ${mb(small.held)}: a bounded piece, but larger than the smallest export (about 60 days of orders), so the app holds more at once than the check accepts`);
+      lines.push(`${name}: the larger exports held ${mb(most)} each, the smallest ${mb(small.held)}: a bounded piece, but larger than what the smallest export leaves the app once the socket has taken its share, so the app holds more at once than the check accepts`);
     }
   }
   return lines.join('; ');

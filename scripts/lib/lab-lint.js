@@ -128,8 +128,24 @@ function lintWalkthrough(lab, root, rel, shippedText) {
   }
   problems.push(...lintSolutionCode(lab, root, where, text, w, shippedText));
   problems.push(...lintFolded(where, text));
+  problems.push(...lintControlCharacters(where, text));
   for (const c of w.counts.filter((c) => c.inline)) {
     problems.push(`${where}:${c.line}: a count marker mid-sentence ("${c.written}<!-- count: ${c.key} -->"): name it at the end of its paragraph instead, <!-- counts: ${c.written} = ${c.key} -->`);
+  }
+  return problems;
+}
+
+/**
+ * A control character pasted from a terminal (the backspace `node inspect`
+ * prints before "break in", an escape of a colour) shows as a stray glyph
+ * on the site and in an editor, and the site's HTML minifier complains of
+ * it: one problem per line that has one. Tabs and line ends are text.
+ */
+function lintControlCharacters(where, text) {
+  const problems = [];
+  for (const [i, line] of text.split('\n').entries()) {
+    const found = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.exec(line);
+    if (found) problems.push(`${where}:${i + 1}: a control character (U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}) in the text, likely pasted from a terminal: remove it`);
   }
   return problems;
 }
@@ -273,4 +289,4 @@ function lintWorkbook(root) {
   return problems;
 }
 
-module.exports = { lintWorkbook };
+module.exports = { lintWorkbook, lintControlCharacters };

@@ -48,7 +48,7 @@
 //    with a smallest export of 60 days (5.59 MB) a design with such pieces
 //    then had as little as 1 MB of it left to hold: it held 3.2 MB there
 //    and 4.5 MB for the larger ones, and failed 6 runs of 26 on Node 20.
-//    At 68 days it read 0.033 to 0.037 in 10 runs of 10.
+//    At 68 days it read 0.033 to 0.037 in 10 runs of 10 on Node 20.
 // 3. The slow clients read on: every export must arrive complete, byte for
 //    byte what the contract says, with its file name, and the app must give
 //    the memory back.

@@ -255,7 +255,7 @@ async function measure(ctx) {
   // Each quote asked for again that did not call the model came from the
   // cache: counted, not timed (see the gate's comment).
   const priced = (await app.calls()) - afterFill;
-  const servedInFill = (await app.cpuAndRequests()).served - servedBeforeFill;
+  const servedInHeldCount = (await app.cpuAndRequests()).served - servedBeforeFill;
   const held = SETTINGS.fill - priced;
   responses.push(modelUsedCase(afterFill - beforeFill));
   // Requests answered under load against those the app's own process
@@ -263,7 +263,7 @@ async function measure(ctx) {
   // already, so that a check that stops at this point (on a count over its
   // limit, or another wrong answer) still names a cluster for what it is.
   let answered = fillLoad.responses + againLoad.responses;
-  let received = servedInFill;
+  let received = servedInHeldCount;
   const ownProcessCase = { name: "every quote is served by the app's own process", expected: 'the process the check started receives every request' };
   const judgeOwnProcess = () => {
     const elsewhere = answered > 0 ? Math.max(0, 1 - received / answered) : 0;
@@ -327,7 +327,6 @@ async function measure(ctx) {
   const savings = [];
   const missRounds = [];
   const hitCosts = [];
-  const missCosts = [];
   for (let round = 1; round <= SETTINGS.rounds; round++) {
     const hit = await timedRound(hotLoad, 'repeated quotes');
     const miss = await timedRound(() => newLoad(round), 'quotes of new products');
@@ -336,7 +335,6 @@ async function measure(ctx) {
       received += r.served;
     }
     hitCosts.push(hit.cpu);
-    missCosts.push(miss.cpu);
     missRounds.push(miss);
     savings.push(miss.cpu - hit.cpu);
     progress(`  round ${round}/${SETTINGS.rounds}: ${hit.cpu.toFixed(3)} ms of CPU per repeated quote, ${miss.cpu.toFixed(3)} ms per new one (${(savings.at(-1) / tBefore).toFixed(2)} t)`);
@@ -356,6 +354,7 @@ async function measure(ctx) {
   // read t 1.5× too high.
   const tHits = Math.min(t, tBefore, tAfter);
   responses.push(soonerCase(tHits));
+  const missCosts = missRounds.map((r) => r.cpu);
   const saved = Math.min(...missCosts) - Math.min(...hitCosts);
   responses.push(statusesUnderLoad(roundLoads, `${count(roundLoads.reduce((n, l) => n + l.responses, 0), 'quote')} under load, repeated and new`));
   const hitFigure = {

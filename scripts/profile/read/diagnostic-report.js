@@ -110,7 +110,7 @@ function describeCrash(r, { brief = false } = {}) {
     lines.push(`JavaScript stack (javascriptStack): ${r.jsStack.message}`);
     for (const frame of r.jsStack.frames.slice(0, 8)) lines.push(`  ${frame}`);
   } else {
-    lines.push(`JavaScript stack (javascriptStack): "${r.jsStack.message || 'No stack.'}" Node writes this report from inside V8's out-of-memory handler, and records no JavaScript stack there (Node 20 to 26 alike). The heap spaces above, the near-limit heap snapshot (--tool oom-snapshot) and the last collections say where the memory went.`);
+    lines.push(`JavaScript stack (javascriptStack): "${r.jsStack.message || 'No stack.'}" Node's out-of-memory handler marks the process as out of memory before it writes this report, and collects no JavaScript stack while it is (Node 20 to 26 alike). The heap spaces above, the near-limit heap snapshot (--tool oom-snapshot) and the last collections say where the memory went.`);
   }
   lines.push('');
   if (r.nativeStack.length) {

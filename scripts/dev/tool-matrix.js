@@ -129,7 +129,7 @@ function main() {
       // (named only where it differs from the machine of the whole table,
       // the first one named).
       const base = kept.machine.split('; ')[0];
-      const machine = run.machine === base ? kept.machine : `${kept.machine}; the rows of ${[...(values.lab || []), ...(values.tool || [])].join(', ')}: ${run.machine}`;
+      const machine = run.machine === base ? kept.machine : `${kept.machine}; ${rerunRowsText(values)}: ${run.machine}`;
       next = { ...kept, date: run.date, machine, rows: [...kept.rows.map((r) => fresh.get(key(r)) || r), ...rows.filter((r) => !kept.rows.some((k) => key(k) === key(r)))] };
     }
     fs.writeFileSync(TOOL_MATRIX_FILE, `${JSON.stringify({ about: kept?.about, ...next }, null, 2)}\n`);
@@ -145,6 +145,13 @@ function main() {
     console.error(`\n${failed.length} row${failed.length === 1 ? '' : 's'} with a failed run (✗ exit N).`);
     process.exitCode = 1;
   }
+}
+
+/** Which rows a partial run replaced, in words: "the rows of clinic-doctor on lab 04". */
+function rerunRowsText({ tool = [], lab = [] }) {
+  const tools = tool.length ? tool.join(', ') : '';
+  const labs = lab.length ? `${lab.length > 1 ? 'labs' : 'lab'} ${lab.join(', ')}` : '';
+  return `the rows of ${[tools, labs].filter(Boolean).join(' on ')}`;
 }
 
 function machineText() {

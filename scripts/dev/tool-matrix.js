@@ -95,7 +95,8 @@ function main() {
     // `findings`, which the extended suite's profile-tools test asserts):
     // marked where a run missed it, not failed, as some tools' verdicts are
     // heuristics that vary from run to run (Doctor's headline on lab 04 is
-    // "gc" in some runs, "event-loop" in others, on Node 24 and 26).
+    // "gc" in some runs, "event-loop" in others, on Node 24 and 26, which is
+    // why that check asks Doctor for its delay flag, not its headline).
     const expected = checkOf(labs.find((l) => l.id === lab)).findings[tool];
     const cells = [];
     for (const [i, node] of nodes.entries()) {

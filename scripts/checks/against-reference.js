@@ -75,8 +75,9 @@ async function compareResponses(candidate, reference, cases, { onAnswer = () => 
  * without a run of its own.
  *
  * With `enough` (enoughRounds()), rounds stop once they agree clearly; each
- * round ends with `afterRound({pairs, ratio, round})`, where a check may
- * decide (ctx.decide).
+ * round ends with `afterRound({pairs, ratio, round, servedElsewhere})`, where
+ * a check may decide (ctx.decide); servedElsewhere is the share so far of
+ * the candidate's responses its own process did not receive (with perCpu).
  * @param {string|string[]} path one path, or several that every connection cycles through
  * @returns {Promise<{candidate:number[], reference:number[], pairs:number[], ratio:number,
  *   errors:number, wall:{candidate:number[], reference:number[]},
@@ -145,7 +146,7 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
         `reference ${Math.round(samples.reference.at(-1))} ${unit.short} (${pairs.at(-1).toFixed(2)}×)`,
     );
     // A check may decide here (ctx.decide throws to end the check).
-    await afterRound({ pairs: [...pairs], ratio: median(pairs), round: roundsRun });
+    await afterRound({ pairs: [...pairs], ratio: median(pairs), round: roundsRun, servedElsewhere: perCpu && responses > 0 ? Math.max(0, 1 - received / responses) : 0 });
     if (enough && roundsRun >= enough.minRounds && roundsRun < rounds && enough.clear(pairs)) {
       progress(`  ${enough.describe ? enough.describe(pairs) : `the ${roundsRun} rounds agree, and clearly`}: no more rounds needed`);
       break;

@@ -491,12 +491,10 @@ module.exports = defineCheck(
     // a quiet 2-vCPU VM, 2026-11-27, Node 20 and 24 idle and with a hog,
     // Node 26 idle, 100 of 100 verdicts right; cpu-ratio at the median: the
     // starter 0.086-0.10 on Node 24 and 26, 0.13 on Node 20 (0.17 with a
-    // hog), the reference against itself 0.97-1.10; in the worst runs the
-    // starter 2.0-3.1× past on Node 24 and 26 and 1.5-2.1× on Node 20, the
-    // reference 2.5-2.8× inside on Node 24 and 26 and 2.0-2.3× on Node 20;
-    // latency-p50: the reference 2.8× inside or more, the starter passes it
-    // or not, as it may. The development runs below were on a busy shared
-    // machine, Node 20 and 24):
+    // hog), the reference against itself 0.97-1.10, 3.2× inside 0.2 or more
+    // in its worst run; latency-p50: the reference 2.8× inside or more; the
+    // starter passes either or not, as it may. The development runs below
+    // were on a busy shared machine, Node 20 and 24):
     // - tls-handshakes: a count, the same on any machine. The starter makes
     //   100 per 100 calls; an app that reuses its connections makes one for
     //   the lone requests and, under load, one per call in flight (17) for
@@ -509,11 +507,15 @@ module.exports = defineCheck(
     // - cpu-ratio: the starter measured 0.10-0.13 (it pays a secure context,
     //   a TCP connection and a full TLS handshake per call); the reference
     //   against itself 0.74-1.35, other real fixes 0.60-1.5 (undici's fetch
-    //   is the dearest). 0.32 is near the geometric middle of the worst runs;
-    //   the gap is about 8× on Node 20 and 11-13× on 24 and 26, so neither
-    //   side can be 3× from a threshold in every run, and rounds that
-    //   disagree give "too noisy, rerun". The starter's verdict never rests
-    //   on this gate: its handshakes, an exact count, fail it first.
+    //   is the dearest). On Node 20, Node's own fetch (undici 6, through
+    //   setGlobalDispatcher) cost 2-4.5× the reference's CPU per request in
+    //   CI's fixture runs: rounds of 0.22-0.66, medians 0.39-0.48. At 0.32
+    //   a third of its rounds fell below, and CI called a correct fix "too
+    //   noisy" twice in a row. 0.2 leaves that fix 2.2× at its median and
+    //   every round it ran above; the starter (0.086-0.10 on Node 24 and 26,
+    //   0.13-0.17 on Node 20) may pass it on Node 20, so it is in
+    //   starterMayFail: its verdict rests on its handshakes, an exact count
+    //   (100 per 100 calls), and no cheat the fixtures hold passes them.
     gates: {
       'tls-handshakes': {
         label: 'new TLS connections to the catalogue per 100 calls (the worse of the lone requests and the loads)',
@@ -536,19 +538,22 @@ module.exports = defineCheck(
       'cpu-ratio': {
         label: 'your requests per CPU-second ÷ the reference\'s, on the same load',
         op: '>=',
-        threshold: 0.32,
+        threshold: 0.2,
         unit: '×',
         pass: 'A request costs about what the reference\'s costs: no connection set up per call.',
         fail: 'Each request costs several times the reference\'s CPU: profile it and look at what each call to the catalogue sets up.',
       },
     },
-    starterFails: ['tls-handshakes', 'cpu-ratio'],
+    starterFails: ['tls-handshakes'],
     // The starter pays a TCP connection and a TLS handshake for each of 16
     // calls at once: on a busy 2-core machine (a CPU hog, the reference
     // warming up beside it) the queue for the CPU alone can take its median
     // past 4 d. Calls one at a time are not its bug; its verdict does not
     // depend on this gate (and the check stops it at stage 1).
-    starterMayFail: ['latency-p50'],
+    // Nor does it depend on cpu-ratio: on Node 20 the starter's per-call
+    // handshakes cost 6-8× the reference's CPU, not the 10-12× of Node 24
+    // and 26, and the threshold leaves room for the dearest correct fix.
+    starterMayFail: ['latency-p50', 'cpu-ratio'],
     settings: SETTINGS,
     // `workbook run`, `load` and `profile` start the catalogue as
     // catalog.js does for `node app.js` (a CA of its own, CATALOG_DELAY_MS)

@@ -116,6 +116,8 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
   const unit = perCpu ? { full: 'requests per CPU-second', short: 'req per CPU-s' } : { full: 'req/s', short: 'req/s' };
   let delay = null;
   let roundsRun = 0;
+  // The share of the candidate's responses its own process did not receive.
+  const servedElsewhere = () => (perCpu && responses > 0 ? Math.max(0, 1 - received / responses) : 0);
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ['candidate', 'reference'] : ['reference', 'candidate'];
     for (const who of order) {
@@ -146,7 +148,7 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
         `reference ${Math.round(samples.reference.at(-1))} ${unit.short} (${pairs.at(-1).toFixed(2)}×)`,
     );
     // A check may decide here (ctx.decide throws to end the check).
-    await afterRound({ pairs: [...pairs], ratio: median(pairs), round: roundsRun, servedElsewhere: perCpu && responses > 0 ? Math.max(0, 1 - received / responses) : 0 });
+    await afterRound({ pairs: [...pairs], ratio: median(pairs), round: roundsRun, servedElsewhere: servedElsewhere() });
     if (enough && roundsRun >= enough.minRounds && roundsRun < rounds && enough.clear(pairs)) {
       progress(`  ${enough.describe ? enough.describe(pairs) : `the ${roundsRun} rounds agree, and clearly`}: no more rounds needed`);
       break;
@@ -159,7 +161,7 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
     ratio: median(pairs),
     errors,
     wall,
-    servedElsewhere: perCpu && responses > 0 ? Math.max(0, 1 - received / responses) : 0,
+    servedElsewhere: servedElsewhere(),
     unit: unit.full,
     seconds,
     clockStepUs,

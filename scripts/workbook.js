@@ -4,18 +4,17 @@
 
 const { parseArgs } = require('node:util');
 const { UsageError } = require('./cli/errors');
-const { AppError } = require('./harness/app-process');
 const { exitOnSignals, killAll } = require('./harness/children');
 const { bold, dim, red } = require('./lib/style');
 
-const COMMANDS = require('./cli/commands');
+const { commands: COMMANDS, summaries } = require('./cli/commands');
 
 function overview() {
-  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  const width = Math.max(...Object.keys(summaries).map((n) => n.length));
   return [
     `${bold('npx workbook')} <command> [options]`,
     '',
-    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    ...Object.entries(summaries).map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`),
     '',
     `${dim('npx workbook help <command>')} for a command's options.`,
   ].join('\n');
@@ -53,6 +52,8 @@ main(process.argv.slice(2))
   .then((code) => code ?? 0)
   .catch((err) => {
     killAll();
+    // Required here, not at the top: `workbook help` never starts an app.
+    const { AppError } = require('./harness/app-process');
     if (err instanceof UsageError) {
       console.error(red(err.message, process.stderr));
       if (err.usage) console.error(`\n${err.usage}`);

@@ -36,6 +36,12 @@ describe('usage', () => {
     expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
+  test('`constructor` (a name every object inherits) is no command', async () => {
+    const { code, stderr } = await runCli(['constructor']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/There is no command "constructor"/);
+  });
+
   test('`help check` explains the options', async () => {
     const { code, stdout } = await runCli(['help', 'check']);
     expect(code).toBe(0);
@@ -115,5 +121,38 @@ describe('`npm test -- <lab>` names a lab as the workbook does', () => {
   });
   test('Jest\'s own options and their values, and paths, pass through', () => {
     expect(jestArgs(['-t', '11', 'test/docs.test.js', '--testTimeout', '5'])).toEqual(['-t', '11', 'test/docs.test.js', '--testTimeout', '5']);
+  });
+});
+
+describe('the command table', () => {
+  const path = require('node:path');
+  const { spawnSync } = require('node:child_process');
+  const { commands, summaries } = require('../scripts/cli/commands');
+
+  test('every command has a summary, and a module with its usage, help, options and run', () => {
+    expect(Object.keys(commands)).toEqual(Object.keys(summaries));
+    for (const [name, command] of Object.entries(commands)) {
+      expect([name, typeof summaries[name]]).toEqual([name, 'string']);
+      expect(command.usage).toMatch(new RegExp(`^(npx workbook|npm) ${name}\\b`)); // `npm start` is the README's
+      expect(Array.isArray(command.help)).toBe(true);
+      expect(typeof command.options).toBe('object');
+      expect(typeof command.run).toBe('function');
+    }
+  });
+
+  // `workbook help` is what a newcomer runs first: it reads the summaries
+  // and loads no command's module (nor markdown-it, the profilers or the
+  // site's server behind them).
+  test('`help` loads no command module', () => {
+    const cli = path.join(__dirname, '..', 'scripts', 'workbook.js');
+    const probe = `process.on('exit', () => process.stderr.write(JSON.stringify(Object.keys(require.cache))));`;
+    const { status, stderr } = spawnSync(process.execPath, ['-e', `${probe} process.argv.splice(1, 1, ${JSON.stringify(cli)}); require(${JSON.stringify(cli)})`, cli, 'help'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    expect(status).toBe(0);
+    const loaded = JSON.parse(stderr).map((file) => path.relative(path.join(__dirname, '..'), file).split(path.sep).join('/'));
+    expect(loaded.filter((file) => file.startsWith('scripts/cli/'))).toEqual(['scripts/cli/errors.js', 'scripts/cli/commands.js']);
+    expect(loaded.some((file) => file.includes('node_modules'))).toBe(false);
   });
 });

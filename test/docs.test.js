@@ -27,7 +27,7 @@ const { worstMargins } = require('../site/src/lib/margins');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
 const { lintWorkbook } = require('../scripts/lib/lab-lint');
 const { provesChecksOf, namedLabs } = require('./helpers/lab-suite');
-const COMMANDS = require('../scripts/cli/commands');
+const { commands: COMMANDS } = require('../scripts/cli/commands');
 const TOOLS = require('../scripts/profile/tools');
 
 const rootPackage = require('../package.json');

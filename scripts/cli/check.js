@@ -8,7 +8,6 @@ const { printProgress } = require('./progress-printer');
 const EXIT = { pass: 0, fail: 1, noisy: 2, error: 2 };
 
 module.exports = {
-  summary: 'check your fix: measure the app and give a verdict',
   usage: 'npx workbook check <lab> [--app FILE] [--json]',
   help: [
     'Measures labs/<lab>/app.js (or FILE) the way the lab\'s test does, prints every',

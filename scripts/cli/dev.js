@@ -108,7 +108,6 @@ const SUBCOMMANDS = {
 };
 
 module.exports = {
-  summary: 'for workbook authors: scaffold a lab (new), lint every lab (check)',
   usage: USAGE,
   help: [
     '  dev new NN slug --title "…"   scaffold a lab\'s own files and its entry in labs/labs.json',

@@ -6,7 +6,6 @@ const { unifiedDiff } = require('../lib/colour-diff');
 const { requireLab } = require('./options');
 
 module.exports = {
-  summary: 'what you changed: your app against the shipped starter (or the solution)',
   usage: 'npx workbook diff <lab> [--solution]',
   help: [
     'Prints a unified diff of labs/<lab>/app.js against the app as shipped.',

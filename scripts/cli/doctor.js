@@ -157,7 +157,6 @@ function site() {
 }
 
 module.exports = {
-  summary: 'preflight: is this machine ready for the labs?',
   usage: 'npx workbook doctor',
   help: ['Checks Node, CPUs, ports, the profilers, perf, git, disk space and the site,', 'one line each with what to do. Exit code 1 when something a lab needs is missing.'],
   options: {},

@@ -6,7 +6,6 @@ const { bold, dim } = require('../lib/style');
 const { requireLab } = require('./options');
 
 module.exports = {
-  summary: 'the next hint for a lab, one step closer to the fix each time',
   usage: 'npx workbook hint <lab> [--all] [--again]',
   help: [
     'Shows the next hint of the lab\'s ladder (from its README\'s "Hints" section),',

@@ -19,7 +19,6 @@ function ago(iso) {
 }
 
 module.exports = {
-  summary: 'the labs, and where you are with each',
   usage: 'npx workbook list',
   help: ['Shows every lab with its state: not started, in progress, or passing.'],
   options: {},

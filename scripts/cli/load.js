@@ -6,7 +6,6 @@ const { requireLab, appFileFor, loadArgs, APP_OPTIONS, LOAD_OPTIONS } = require(
 const { UsageError } = require('./errors');
 
 module.exports = {
-  summary: "put the lab's standard load on an app and show autocannon's table",
   usage: 'npx workbook load <lab> [--solution | --app FILE | --url URL] [--duration S] [--connections N]',
   help: [
     'Starts the app (yours, the solution, or FILE) on a free port, or uses one you',

@@ -21,7 +21,6 @@ function oldSpaceArg(raw, toolName, usage) {
 }
 
 module.exports = {
-  summary: 'profile a lab app under its standard load',
   usage: `npx workbook profile <lab> --tool <${Object.keys(tools).join('|')}> [--solution | --app FILE] [--duration S] [--max-old-space-size MB]`,
   help: [
     'Starts the app under a profiler, applies the lab\'s standard load, stops it',

@@ -4,7 +4,6 @@ const { resetLab } = require('../lib/restore-starter');
 const { requireLab } = require('./options');
 
 module.exports = {
-  summary: 'put back the shipped starter (your version is kept as a backup)',
   usage: 'npx workbook reset <lab>',
   help: [
     "Restores the lab's files as the workbook ships them. Any file you changed is",

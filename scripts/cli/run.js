@@ -16,7 +16,6 @@ function curlCommand(url, platform = process.platform) {
 }
 
 module.exports = {
-  summary: 'start a lab app to explore it by hand',
   usage: 'npx workbook run <lab> [--solution | --app FILE] [--port N]',
   help: [
     'Starts your labs/<lab>/app.js (or the solution, or FILE) and prints its URL',

@@ -12,7 +12,6 @@ const { bold, dim, yellow } = require('../lib/style');
 const { requireLab } = require('./options');
 
 module.exports = {
-  summary: 'the reference solution and why it works (after a pass, or with --spoil)',
   usage: 'npx workbook solution <lab> [--spoil] [--apply]',
   help: [
     'Shows what the reference solution changes, and the walkthrough\'s "Why it',

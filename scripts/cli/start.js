@@ -29,7 +29,6 @@ function openBrowser(url) {
 }
 
 module.exports = {
-  summary: 'open the workbook site, with Check my fix',
   usage: 'npm start [-- --port N] [--no-open]',
   help: [
     'Serves the workbook site on http://127.0.0.1 with its "Check my fix" panel.',

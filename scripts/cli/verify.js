@@ -11,7 +11,6 @@ const { bold, dim, green, red } = require('../lib/style');
 const { table } = require('../profile/read/table');
 
 module.exports = {
-  summary: 'for trainers: every solution passes and every starter fails, here',
   usage: 'npx workbook verify [<lab> ...]',
   help: [
     "Runs each lab's check on its shipped starter (must fail) and its solution",

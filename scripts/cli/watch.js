@@ -91,7 +91,6 @@ function summary(result, previous) {
 }
 
 module.exports = {
-  summary: 'check your app again every time you save it',
   usage: 'npx workbook watch [<lab>] [--app FILE] [--poll]',
   help: [
     'Watches labs/<lab>/ and runs the lab\'s check whenever a file there changes,',

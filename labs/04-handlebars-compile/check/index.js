@@ -213,11 +213,15 @@ module.exports = defineCheck(
     // so its lone-request latency sits near 1 t and its throughput near 1/30
     // of the reference's; a fix pays a render only (0.06–0.09 t measured).
     // Each threshold sits at the geometric middle of the two sides' worst
-    // runs in the 10-run benches of 2026-11-21/23 (Node 20 and 24, idle and
-    // with a hog): latency, the starter's worst 0.70 t and the reference's
-    // 0.10 t, so 0.25 t leaves 2.8× and 2.5×; throughput, the starter's worst
-    // 0.043× and the reference against itself 0.74×, so 0.18× leaves 4.2×
-    // and 4.1× (at 0.3×, the reference's side had 2.46×). 0.18× still fails
+    // runs in the 10-run benches. Latency, in the benches of 2026-11-26/27
+    // (Node 20 and 24, idle and with a hog; Node 26 idle): the starter's
+    // worst 0.578 t (Node 24 with a hog: t is timed in a fresh process,
+    // whose compiles run slower than the app's warm ones) and the
+    // reference's 0.089 t (Node 20 with a hog), so 0.225 t leaves 2.6× and
+    // 2.5× (at 0.25 t, the starter's side had 2.3×). Throughput, in those of
+    // 2026-11-21/23: the starter's worst 0.043× and the reference against
+    // itself 0.74×, so 0.18× leaves 4.2× and 4.1× (at 0.3×, the reference's
+    // side had 2.46×). 0.18× still fails
     // a fix that is fast alone but collapses under load (a cache that never
     // hits pays the compile, 1/30 of the reference). check/margins.json has
     // the benches of these thresholds.
@@ -225,7 +229,7 @@ module.exports = defineCheck(
       'latency-p50': {
         label: 'median latency of a lone /report request',
         op: '<',
-        threshold: 0.25,
+        threshold: 0.225,
         per: 't',
         unit: 'ms',
         pass: 'A request costs a render, not a compile.',

@@ -456,16 +456,18 @@ function plural(n, one, many = `${one}s`) {
 
 module.exports = defineCheck(
   {
-    // Why these thresholds (margins in check/margins.json: 10-run benches,
-    // Node 20 idle and with a hog, Node 26 idle, 60 of 60 verdicts right;
-    // crafted-ratio: starter 117-147× (worst 10.1× past), reference 1.16-1.17×
-    // (worst 4.5× inside); routes-p50: starter worst 5.5× past, reference
-    // worst 3.0× inside):
+    // Why these thresholds (margins in check/margins.json: 10-run benches of
+    // 2026-11-26, Node 20 idle and with a hog, Node 24 and 26 idle, 80 of 80
+    // verdicts right; crafted-ratio at the median: starter 123-170× (worst
+    // 10.2× past), reference 1.13-1.28× (worst 6.2× inside); routes-p50:
+    // starter worst 144× past, reference worst 3.5× inside):
     // - crafted-ratio: a linear pattern judges a crafted address in the time
     //   of an ordinary request of the same length (about 1×: the pattern's
     //   own microseconds vanish beside the HTTP round trip); the starter's
-    //   time doubles with each letter of the run, so it passes 3 × 10 by a
-    //   run of about 20 and would take centuries at 62. A time limit that
+    //   time grows by half again or more with each letter of the run (1.5-2×
+    //   a letter), so it passes 3 × 10 by a run of about 25 (the
+    //   walkthrough's capture stopped at 27, 91 ms against 2.8 ms) and would
+    //   take centuries at 62. A time limit that
     //   answers a crafted address after tens of milliseconds is no fix (see
     //   the walkthrough's contract) and fails too.
     // - routes-p50: an app that backtracks on its main thread holds every
@@ -498,7 +500,7 @@ module.exports = defineCheck(
     explain: {
       kind: 'calibrated',
       calibration:
-        'No absolute time is judged. The first figure is a ratio measured in one run: the time to judge a crafted address over the time to judge an ordinary address of the same length, sent one after the other, for ten families of crafted address whose run of letters grows up to the longest the specification allows. The second is in units of v, the app\'s own median time to judge an ordinary address in that run, taken less what a control thread of the probe\'s own, in the same process, saw at the same time.',
+        `No absolute time is judged. The first figure is a ratio measured in one run: the time to judge a crafted address over the time to judge an ordinary address of the same length, sent one after the other, for ${FAMILIES.length} families of crafted address whose run of letters grows up to the longest the specification allows. The second is in units of v, the app's own median time to judge an ordinary address in that run, taken less what a control thread of the probe's own, in the same process, saw at the same time.`,
       noise: "fewer than ten requests to a route came back, or the machine held up even the probe's control route (it runs no app code) for half the routes' threshold. The crafted ratio needs no such rule: each pair's two addresses are sent back to back, so a slow moment of the machine falls on both; a family's figure is the median over its pairs, and a ratio that would end the check early must hold in a second pair. The starter's lands above 30, a linear pattern's near 1.",
     },
     captures: [{ load: true }, { tool: 'cpu' }, { tool: 'prof' }, { tool: 'clinic-doctor' }],

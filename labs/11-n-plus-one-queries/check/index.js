@@ -431,24 +431,24 @@ function oneLine(sql, max = 110) {
 module.exports = defineCheck(
   {
     // Why each threshold. Benched (check/margins.json: 10 runs a side, Node
-    // 20 idle and with a hog, Node 26 idle, 60 of 60 verdicts right): the
-    // starter 21 queries and a median of 470-492 ms (worst 3.3× past 7 d),
-    // the reference 2 queries and 45-47 ms (worst 2.9× inside). The figures
-    // of the development runs (a busy shared 2-vCPU machine, Node 20.20.2
-    // and 26.10.0, idle and beside a CPU hog):
+    // 20, 24 and 26 idle, 2026-11-26/27, 60 of 60 verdicts right, d = 25
+    // ms): the starter 21 queries and a median of 23-24 d (worst 3.0× past
+    // 7.5 d), the reference 2 queries and 2.2-2.4 d (worst 2.9× inside).
+    // The figures of the development runs (a busy shared 2-vCPU machine,
+    // Node 20.20.2 and 26.10.0, idle and beside a CPU hog, d = 20 ms then):
     // - queries-per-request: a count, the same on any machine. The starter
     //   sends 1 + one per order (21 for a full page); the reference 2, a
     //   join 1, a batch by hand 2. Queries sent together (Promise.all on the
     //   pool, pg's pipelined client) still count one per order: 21.
-    // - latency-p50: at d = 20 ms the starter's median was 467 ms (23 d),
-    //   the reference 45-54 ms (2.3-2.7 d; 48 ms beside a hog), a join 23 ms
-    //   (1.2 d), the reference's queries in a read-only transaction 89 ms
-    //   (4.5 d: BEGIN and COMMIT are round trips too). 21 round trips
-    //   against 2 is a gap of about 10×, so no threshold sits 3× from both
-    //   sides in every run: 7 d is about 3× under the starter's physical
-    //   minimum (21 d) and 3× over the reference's median; the exact count
-    //   decides the starter first anyway. A median past 7 d whose fastest
-    //   tenth took under 3 d is the machine, and the check says "too noisy".
+    // - latency-p50: the starter's median was 23 d, the reference 2.3-2.7 d
+    //   (2.4 d beside a hog), a join 1.2 d, the reference's queries in a
+    //   read-only transaction 4.5 d (BEGIN and COMMIT are round trips too).
+    //   21 round trips against 2 is a gap of about 10×, so no threshold sits
+    //   3× from both sides in every run: 7.5 d is about 3× under the
+    //   starter's physical minimum (21 d) and 3× over the reference's
+    //   median; the exact count decides the starter first anyway. A median
+    //   past 7.5 d whose fastest tenth took under 3 d is the machine, and
+    //   the check says "too noisy".
     gates: {
       'queries-per-request': {
         label: 'queries per request',

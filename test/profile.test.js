@@ -497,6 +497,29 @@ describe('reading a process paused through the inspector (--tool inspect)', () =
     expect(finding('inspect', out.replace(/Every variable[^\n]*/, ''))).toBe('paused in readAll (app.js:33)');
   });
 
+  test('the tool matrix names a hot spot whose name holds parentheses, shortened for its cell', () => {
+    const { finding } = require('../scripts/dev/tool-matrix');
+    const regexp = 'RegExp: ^([a-z0-9]+[._+-]?)*[a-z0-9]+@(([a-z0-9]+-*)*[a-z0-9]+\\.)+[a-z]{2,}$';
+    const prof = `Hot spot in your code\n  95% of ticks are under \`${regexp}\`, reached from the function at labs/10-backtracking-regex/app.js:23 in isEmailAddress():\n`;
+    expect(finding('prof', prof)).toBe('95% under `RegExp: ^([a-z0-9]+[._+-]?)*[a-z0-9]+@(…` (app.js:23)');
+    const cpu = '  28% of CPU samples are under `get (node:https:1)`, called from labs/12-tls-per-call/app.js:24 in fetchProduct()';
+    expect(finding('cpu', cpu)).toBe('28% under get (app.js:24)');
+    expect(finding('cpu', cpu.replace('`get', '`a|b'))).toBe('28% under `a\\|b` (app.js:24)');
+  });
+
+  test('the tool matrix names a rerun\'s machine once, and only where it differs', () => {
+    const { machineAfterRerun } = require('../scripts/dev/tool-matrix');
+    const amd = '2 CPUs, AMD EPYC, linux-x64';
+    const intel = '2 CPUs, Intel(R) Xeon(R) Processor, linux-x64';
+    const kept = `${amd}; the rows of labs 09, 10, 11, 12: ${intel}`;
+    expect(machineAfterRerun(kept, amd, { tool: ['cpu'], lab: ['04'] })).toBe(kept);
+    expect(machineAfterRerun(kept, intel, { tool: ['cpu'], lab: ['11'] })).toBe(kept);
+    const doctor = machineAfterRerun(kept, intel, { tool: ['clinic-doctor'], lab: ['04'] });
+    expect(doctor).toBe(`${kept}; the rows of clinic-doctor on lab 04: ${intel}`);
+    expect(machineAfterRerun(doctor, intel, { tool: ['clinic-doctor'], lab: ['04'] })).toBe(doctor);
+    expect(machineAfterRerun(kept, '4 CPUs, Apple M2, darwin-arm64', { tool: ['cpu'], lab: ['11'] })).toBe(`${kept}; the rows of cpu on lab 11: 4 CPUs, Apple M2, darwin-arm64`);
+  });
+
   test('the inspector\'s address is read from what the process printed', () => {
     expect(inspectorUrl('Debugger listening on ws://127.0.0.1:37517/e42abd79-4919-406a-a8aa-dc83cc4512ef\nFor help, see: …')).toBe('ws://127.0.0.1:37517/e42abd79-4919-406a-a8aa-dc83cc4512ef');
     expect(inspectorUrl('Listening on http://127.0.0.1:3000')).toBeNull();

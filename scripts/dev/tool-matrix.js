@@ -26,6 +26,16 @@ const ROWS = labs.flatMap((lab) => checkOf(lab).tools.map((tool) => [tool, lab.i
 const DURATION_OF = { gc: 10, report: 15, 'oom-snapshot': 15 };
 
 /**
+ * A name short enough for a table's cell, with no `|` to break its row, and
+ * as code when Markdown would read some of it as markup (a regular
+ * expression's `*`, `_` or `[…]`).
+ */
+function cellText(name, max = 40) {
+  const short = (name.length > max ? `${name.slice(0, max - 1)}…` : name).replaceAll('|', '\\|');
+  return /[*_[\]<>{}\\]/.test(short) ? `\`${short}\`` : short;
+}
+
+/**
  * What a run found, in a few words, from its output: the hot spot (with its
  * line only when the profile reader named one), Doctor's verdict, the
  * leaking variable, the gc verdict, perf's top frame.
@@ -35,9 +45,12 @@ function finding(tool, out) {
     const unit = tool === 'prof' ? 'ticks' : 'CPU samples';
     const own = new RegExp(`(\\d+)% of ${unit} are in your own functions[^]*?The most, \\d+%, in (?:\`([^\`]+)\`|the function) at \\S+:(\\d+)`).exec(out);
     if (own) return `${own[1]}% in own code, most in ${own[2] || '(anonymous)'} (app.js:${own[3]})`;
-    const head = new RegExp(`(\\d+)% of ${unit} are under \`([^\`(]+?)(?: \\([^)]*\\))?\`, (.*)`).exec(out);
+    // The callee may hold parentheses itself (a regular expression's
+    // source, `RegExp: ^([a-z0-9]+…`): only a last ` (…)` is its place.
+    const head = new RegExp(`(\\d+)% of ${unit} are under \`([^\`]+?)(?: \\([^)]*\\))?\`, (.*)`).exec(out);
     if (!head) return '';
-    const [, pct, callee, rest] = head;
+    const [, pct, fullCallee, rest] = head;
+    const callee = cellText(fullCallee);
     const called = /^called from \S+:(\d+)/.exec(rest);
     if (called) return `${pct}% under ${callee} (app.js:${called[1]})`;
     const calls = /calls .*? on lines ([\d, and]+),/.exec(rest);
@@ -126,11 +139,7 @@ function main() {
       }
       const key = (r) => `${r.tool}@${r.lab}`;
       const fresh = new Map(rows.map((r) => [key(r), r]));
-      // The machine of the rows run now, beside the one of the rows kept
-      // (named only where it differs from the machine of the whole table,
-      // the first one named).
-      const base = kept.machine.split('; ')[0];
-      const machine = run.machine === base ? kept.machine : `${kept.machine}; ${rerunRowsText(values)}: ${run.machine}`;
+      const machine = machineAfterRerun(kept.machine, run.machine, values);
       next = { ...kept, date: run.date, machine, rows: [...kept.rows.map((r) => fresh.get(key(r)) || r), ...rows.filter((r) => !kept.rows.some((k) => key(k) === key(r)))] };
     }
     fs.writeFileSync(TOOL_MATRIX_FILE, `${JSON.stringify({ about: kept?.about, ...next }, null, 2)}\n`);
@@ -155,6 +164,27 @@ function rerunRowsText({ tool = [], lab = [] }) {
   return `the rows of ${[tools, labs].filter(Boolean).join(' on ')}`;
 }
 
+/**
+ * The table's machine line once some rows were run again: the machine of
+ * the rows run now is named beside the one of the rows kept, only where it
+ * differs from the whole table's (the first one named) and no earlier part
+ * already names it for those rows (the same rows, or every row of their
+ * labs).
+ */
+function machineAfterRerun(keptMachine, runMachine, rerun) {
+  const [base, ...parts] = keptMachine.split('; ');
+  if (runMachine === base) return keptMachine;
+  const scope = rerunRowsText(rerun);
+  const covered = parts.some((part) => {
+    const [, partScope, partMachine] = /^(the rows of [^:]+): (.*)$/.exec(part) || [];
+    if (partMachine !== runMachine) return false;
+    if (partScope === scope) return true;
+    const labsOnly = /^the rows of labs? ([\d, ]+)$/.exec(partScope);
+    return Boolean(labsOnly && rerun.lab?.length && rerun.lab.every((lab) => labsOnly[1].split(', ').includes(lab)));
+  });
+  return covered ? keptMachine : `${keptMachine}; ${scope}: ${runMachine}`;
+}
+
 function machineText() {
   const os = require('node:os');
   const cpus = os.cpus();
@@ -163,4 +193,4 @@ function machineText() {
 
 if (require.main === module) main();
 
-module.exports = { finding, DURATION_OF };
+module.exports = { finding, machineAfterRerun, DURATION_OF };

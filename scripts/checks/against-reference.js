@@ -75,15 +75,16 @@ async function compareResponses(candidate, reference, cases, { onAnswer = () => 
  * without a run of its own.
  *
  * With `enough` (enoughRounds()), rounds stop once they agree clearly; each
- * round ends with `afterRound({pairs, ratio, round, servedElsewhere})`, where
- * a check may decide (ctx.decide); servedElsewhere is the share so far of
- * the candidate's responses its own process did not receive (with perCpu).
+ * round ends with `afterRound({pairs, ratio, round, ownProcess})`, where a
+ * check may decide (ctx.decide); ownProcess counts the candidate's responses
+ * so far and those its own process received (with perCpu), for
+ * ownProcessCase() in gates.js.
  * @param {string|string[]} path one path, or several that every connection cycles through
  * @returns {Promise<{candidate:number[], reference:number[], pairs:number[], ratio:number,
  *   errors:number, wall:{candidate:number[], reference:number[]},
- *   servedElsewhere:number, unit:string}>} per run figures (in `unit`), the median pair
- *   ratio, and the share of the candidate's responses its own process did not receive
- *   (0 for an app that serves itself)
+ *   ownProcess:{answered:number, received:number}, unit:string}>} per run figures (in
+ *   `unit`), the median pair ratio, and the candidate's responses with those its own
+ *   process received (both 0 without perCpu)
  */
 async function compareThroughput({ candidate, reference, path, rounds = 5, seconds = 0.6, connections = 10, warmupSeconds = 1, perCpu = false, delayOfLastRun = false, progress = () => {}, cpuClock = cpuClockStep, enough = null, afterRound = () => {} }) {
   progress(`Warming up both apps (${warmupSeconds} s each)`);
@@ -116,8 +117,9 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
   const unit = perCpu ? { full: 'requests per CPU-second', short: 'req per CPU-s' } : { full: 'req/s', short: 'req/s' };
   let delay = null;
   let roundsRun = 0;
-  // The share of the candidate's responses its own process did not receive.
-  const servedElsewhere = () => (perCpu && responses > 0 ? Math.max(0, 1 - received / responses) : 0);
+  // The candidate's responses so far, and those its own process received
+  // (counted with perCpu only: none without it).
+  const ownProcess = () => ({ answered: responses, received });
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ['candidate', 'reference'] : ['reference', 'candidate'];
     for (const who of order) {
@@ -148,7 +150,7 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
         `reference ${Math.round(samples.reference.at(-1))} ${unit.short} (${pairs.at(-1).toFixed(2)}×)`,
     );
     // A check may decide here (ctx.decide throws to end the check).
-    await afterRound({ pairs: [...pairs], ratio: median(pairs), round: roundsRun, servedElsewhere: servedElsewhere() });
+    await afterRound({ pairs: [...pairs], ratio: median(pairs), round: roundsRun, ownProcess: ownProcess() });
     if (enough && roundsRun >= enough.minRounds && roundsRun < rounds && enough.clear(pairs)) {
       progress(`  ${enough.describe ? enough.describe(pairs) : `the ${roundsRun} rounds agree, and clearly`}: no more rounds needed`);
       break;
@@ -161,7 +163,7 @@ async function compareThroughput({ candidate, reference, path, rounds = 5, secon
     ratio: median(pairs),
     errors,
     wall,
-    servedElsewhere: servedElsewhere(),
+    ownProcess: ownProcess(),
     unit: unit.full,
     seconds,
     clockStepUs,

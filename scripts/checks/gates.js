@@ -74,6 +74,31 @@ function counted(n, singular, plural = `${singular}s`) {
 }
 
 /**
+ * The response case "served by the app's own process". The probe inside the
+ * app counts the requests its own servers receive; requests answered that it
+ * did not receive went to other processes (a cluster's workers, a copy of
+ * the app behind a proxy), which the lab's lesson is not about: one
+ * process's event loop, pool, heap or budget.
+ * @param {object} o
+ * @param {string} o.name the case's name, as the lab's output words it
+ * @param {number} o.answered requests the check sent that were answered
+ * @param {number} o.received of them, those the app's own process received
+ * @param {number} [o.allowed=0] the share that may go uncounted (requests
+ *   still in flight when a count was read)
+ * @param {string} o.why what the lab needs one process for, said when it fails
+ */
+function ownProcessCase({ name, answered, received, allowed = 0, why }) {
+  const elsewhere = answered > 0 ? Math.max(0, 1 - received / answered) : 0;
+  const pass = elsewhere <= allowed;
+  return {
+    name,
+    pass,
+    expected: 'the process the check started receives every request',
+    actual: pass ? 'it does' : `it received ${received} of ${answered}: ${Math.max(1, Math.round(100 * elsewhere))}% went to other processes (a cluster?): ${why}`,
+  };
+}
+
+/**
  * pass     every response right and every gate met
  * fail     a wrong response, a gate missed, or the app crashed
  * noisy    the machine was too busy to measure reliably: rerun
@@ -89,4 +114,4 @@ function verdictOf({ gates, responses, noise, crash }) {
   return gates.every((g) => g.pass) ? 'pass' : 'fail';
 }
 
-module.exports = { gate, responseCase, verdictOf, truncate, counted };
+module.exports = { gate, responseCase, ownProcessCase, verdictOf, truncate, counted };

@@ -126,7 +126,7 @@ const cheats = [
   [
     'a cluster of two starters',
     fixture('cluster.js'),
-    (result) => expect(wrong(result).map((r) => r.actual).join('\n')).toMatch(/other processes \(cluster\?\)/),
+    (result) => expect(wrong(result).map((r) => r.actual).join('\n')).toMatch(/went to other processes \(a cluster\?\)/),
   ],
 ];
 

@@ -69,7 +69,7 @@ const crypto = require('node:crypto');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { get, request, json } = require('../../../scripts/harness/http-client');
 const { AppError } = require('../../../scripts/harness/app-process');
-const { responseCase, truncate } = require('../../../scripts/checks/gates');
+const { responseCase, ownProcessCase, truncate } = require('../../../scripts/checks/gates');
 const { defineCheck } = require('../../../scripts/checks/define-check');
 const { isShipped, shippedContent } = require('../../../scripts/lib/shipped');
 const { readReportFile, describeCrash } = require('../../../scripts/profile/read/diagnostic-report');
@@ -286,13 +286,14 @@ async function measureApp(ctx, app, { responses, driverFile, contract, plan, ker
     actual: `${mb(kept)} more${kept >= SETTINGS.keptMb * MB ? ': the app keeps something of each export (a cache of exports, a copy of the orders, or what an abandoned export held)' : ''}`,
   });
   const downloads = handles.length + (grows ? 0 : 2 * SETTINGS.abandoned);
-  const served = cpu.served - before.served;
-  responses.push({
-    name: "every export is served by the app's own process",
-    pass: served >= downloads,
-    expected: 'the process the check started receives every request',
-    actual: served >= downloads ? 'it does' : `it received ${served} of ${downloads} (a cluster, or a copy of the app started with other flags?): run one process, under the heap limit it is given`,
-  });
+  responses.push(
+    ownProcessCase({
+      name: "every export is served by the app's own process",
+      answered: downloads,
+      received: cpu.served - before.served,
+      why: 'run one process, under the heap limit it is given (not a cluster, nor a copy of the app started with other flags)',
+    }),
+  );
   responses.push(wholeAppCase(readings));
 
   // A figure under the threshold from an app that did not settle may only

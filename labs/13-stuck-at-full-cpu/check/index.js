@@ -485,12 +485,13 @@ module.exports = defineCheck(
     // - health-wait: an app whose reads end answers /health within the time
     //   of its longest request (about one u: an import or a read); one stuck
     //   in a read never answers it again.
-    // Measured on a 2-vCPU Intel Xeon VM, 10 runs a side on Node 20 and 24
-    // (each idle and beside a CPU hog) and 26: the reference read 1.01–1.33×
-    // and /health 1.8–4.0 u at the median, its worst runs 4.4× (ratio, Node
-    // 26) and 4.6× (/health, Node 20 with a hog) inside; the starter, stuck,
-    // past both in every run (a check reads it 12× and about 4× past, at
-    // hangUnits).
+    // Measured on a 2-vCPU Intel Xeon VM on 2026-11-27, 10 runs a side on
+    // Node 20, 24 and 26, each idle and beside a CPU hog: the reference read
+    // 1.10–1.40× and /health 1.7–3.9 u at the median, its worst runs 5.9×
+    // (ratio, Node 24 with a hog) and 6.3× (/health, Node 20) inside; the
+    // starter, stuck, past both in every run (30× and at least 9.4× past:
+    // a read that never ends is cut off at hangUnits, so its figures are
+    // the cut-off's).
     gates: {
       'loop-ratio': {
         label: 'time to read orders stamped with one instant in a run longer than a page, against an ordinary read of the same size (the worst of seven families)',

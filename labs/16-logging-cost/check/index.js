@@ -20,10 +20,13 @@
 //   request sent: a machine-independent quantity. Lines that wait in the
 //   app's memory for a slow reader (a POSIX pipe's queue, a logger's
 //   unbounded buffer) show here.
-// - CPU per request, against the reference's: the whole process's CPU time
-//   (every thread: a logger's worker counts) over the requests each served
-//   in the same phase. Formatting that nobody reads (a debug line at a
-//   level that is off) or a whole order in every line shows here.
+// - CPU per order line, against the reference's: the whole process's CPU
+//   time (every thread: a logger's worker counts) in the blocks of large
+//   orders less that in the blocks of small ones, per order line, yours
+//   less the reference's, in units of t (calibrate.js: building one line
+//   of an order). Formatting that nobody reads (a debug line at a level
+//   that is off) or a whole order in every line shows here; what a
+//   request costs whatever its size (HTTP, the kernel) cancels out.
 // - latency, against the reference's: the 90th percentile of the orders'
 //   and /health's times in the same phase. A write that blocks the event
 //   loop while the collector is slow (a file, a pipe on Windows, a
@@ -251,7 +254,8 @@ async function measureSides(ctx, sides) {
   }
   for (const side of sides) ctx.assertAlive(side.app, 'while its collector was slow');
   // Read while the collector is still behind: what waits for it is in the app now.
-  // CPU first: the census's forced collections are the check's work, not the app's.
+  // (The CPU was read at each block's ends, before these forced collections,
+  // which are the check's work, not the app's.)
   const after = await Promise.all(sides.map(async (side) => ({ memory: await side.app.memory() })));
   const readWhileSlow = sides.map((side, s) => side.app.stdout.bytes - before[s].read);
 

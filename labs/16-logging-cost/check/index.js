@@ -363,6 +363,26 @@ const standardLoad = {
 
 module.exports = defineCheck(
   {
+    // Why these thresholds (margins in check/margins.json: 10-run benches
+    // of 2026-11-26, Node 20 and 24 idle and beside a CPU hog, Node 26
+    // idle, every verdict right):
+    // - backlog-memory, 8 KiB an order: what waits in the app for a slow
+    //   collector is the volume written beyond what the collector takes.
+    //   The starter's access lines (a whole order, over 100 KiB for a large
+    //   one) read about 130 KiB an order (16× past at worst); the
+    //   reference's lines fit, 0.4-1.1 KiB (7.6× inside at worst). A
+    //   machine-independent quantity: bytes per order sent, after forced
+    //   collections.
+    // - cpu-per-line, 8 t: the CPU an order line adds to a request beyond
+    //   what it adds to the reference's, in units of building one line.
+    //   The starter formats every line of the order twice (its debug line
+    //   at a level that is off, and the access line): 36-54 t at the
+    //   median, 3.2× past in its least; the reference about 0 (8× inside).
+    // - latency, 3× the reference's p90: a write that blocks the loop while
+    //   the collector is slow. The starter's pipe is asynchronous on POSIX,
+    //   so it may pass (1.15× inside at worst on Node 20, 1.2× past on Node
+    //   26): in starterMayFail, its verdict is the two gates above. The
+    //   reference reads about 1× (2.5× inside at worst).
     gates: {
       'backlog-memory': {
         label: 'memory the app gained per order while its log collector was slow',

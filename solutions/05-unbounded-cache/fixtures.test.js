@@ -15,6 +15,12 @@ const lab = findLab('05');
 const fixture = (name) => path.join(__dirname, 'fixtures', name);
 // The response case that catches a cache that never hits, before any gate.
 const REPEATED_SOONER = /a repeated quote comes back sooner than a new one/;
+// A cache that never hits is caught by the CPU a hit saves (hit-saving) or
+// by the wall time it saves (the response case), whichever decides: on a
+// busy machine one of the two may read as a pass alone (CI, Node 20: a key
+// that never repeats read hit-saving 1.2× inside, while the response case
+// failed it at -0.03 t sooner).
+const NO_HIT = { orResponse: REPEATED_SOONER, orResponseFor: ['hit-saving'] };
 const wrong = (result) => result.responses.filter((r) => !r.pass).map((r) => r.name);
 
 // The lines of the reference solution the fixtures change.
@@ -142,7 +148,7 @@ describe('lab 05 · fixtures', () => {
         'deleting the cache',
         lookupOf('no-cache', '  return priceQuote(product, region, currency);'),
         (result) => {
-          expectGates(result, { 'heap-per-quote': true, 'hit-saving': false }, { orResponse: REPEATED_SOONER });
+          expectGates(result, { 'heap-per-quote': true, 'hit-saving': false }, NO_HIT);
         },
       ],
       [
@@ -152,7 +158,7 @@ describe('lab 05 · fixtures', () => {
           [CACHE, 'const quotes = new Map();'],
         ]),
         (result) => {
-          expectGates(result, { 'heap-per-quote': false, 'hit-saving': false }, { orResponse: REPEATED_SOONER });
+          expectGates(result, { 'heap-per-quote': false, 'hit-saving': false }, NO_HIT);
         },
       ],
       [
@@ -237,7 +243,7 @@ function logQuote(text) {
   return last.quote;`],
         ]),
         (result) => {
-          expectGates(result, { 'heap-per-quote': true, 'hit-saving': false }, { orResponse: REPEATED_SOONER });
+          expectGates(result, { 'heap-per-quote': true, 'hit-saving': false }, NO_HIT);
         },
       ],
       [
@@ -253,7 +259,7 @@ function logQuote(text) {
           [[CACHE, 'const quotes = new Map();']],
         ),
         (result) => {
-          expectGates(result, { 'heap-per-quote': true, 'hit-saving': false }, { orResponse: REPEATED_SOONER });
+          expectGates(result, { 'heap-per-quote': true, 'hit-saving': false }, NO_HIT);
         },
       ],
       [

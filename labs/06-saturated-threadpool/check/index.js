@@ -31,7 +31,7 @@ const { availableParallelism } = require('node:os');
 const { runLoad } = require('../../../scripts/harness/run-load');
 const { get, json } = require('../../../scripts/harness/http-client');
 const { median, percentile: percentileOf } = require('../../../scripts/harness/stats');
-const { responseCase, ownProcessCase } = require('../../../scripts/checks/gates');
+const { responseCase, ownProcessCase, counted } = require('../../../scripts/checks/gates');
 const { answersUnderLoad, routesUnderLoad } = require('../../../scripts/checks/under-load');
 const { defineCheck } = require('../../../scripts/checks/define-check');
 
@@ -109,14 +109,9 @@ async function compareExport(candidate, reference, region) {
     : { name: `GET ${route} (decompressed, against the reference)`, pass: true, expected: "the reference's report, as small", actual: `the same report, ${unpack(mine).size} bytes compressed` };
 }
 
-/** "1 job", "2 jobs": a count and its noun, singular for one. */
-function count(n, noun, plural = `${noun}s`) {
-  return `${n} ${n === 1 ? noun : plural}`;
-}
-
 /** The pool-wait gate's figure: the median wait of the check's pool jobs, in units of t. */
 function poolFigure(waits, t) {
-  return { value: waits.length ? median(waits) : NaN, per: t, scale: `t = ${t.toFixed(1)} ms, one Brotli compression of a report; median of ${count(waits.length, 'job')}` };
+  return { value: waits.length ? median(waits) : NaN, per: t, scale: `t = ${t.toFixed(1)} ms, one Brotli compression of a report; median of ${counted(waits.length, 'job')}` };
 }
 
 /** What is wrong with a /status body, or null. */
@@ -202,7 +197,7 @@ async function measure(ctx) {
     duration: SETTINGS.duration,
     probe: { name: '/status', path: '/status', intervalMs: SETTINGS.probeEveryMs },
     sample: { path: (i) => `/export/${sampledRegions[i % sampledRegions.length]}`, keep: 2 * SETTINGS.sampledRegions },
-    onTick: ({ elapsedMs, requests }) => progress(`  … ${Math.round(elapsedMs / 1000)}/${SETTINGS.duration} s, ${count(requests, 'export')} answered`),
+    onTick: ({ elapsedMs, requests }) => progress(`  … ${Math.round(elapsedMs / 1000)}/${SETTINGS.duration} s, ${counted(requests, 'export')} answered`),
     // After a second of load, a pool job already waiting decisively long
     // decides the check (ctx.decide below).
     stopEarly: async (elapsedMs) => elapsedMs >= 1000 && ctx.early && ctx.check.decisive({ 'pool-wait': poolFigure(await candidate.poolWait({ stop: false }), t) }),
@@ -220,15 +215,15 @@ async function measure(ctx) {
 
   const unexpected = Object.keys(load.statusCodes).filter((code) => code !== '200');
   responses.push({
-    name: `${count(load.responses, 'export')} under load, each of a region never asked for before`,
+    name: `${counted(load.responses, 'export')} under load, each of a region never asked for before`,
     pass: unexpected.length === 0 && load.errors === 0 && load.timeouts === 0 && load.responses > 0,
     expected: 'status 200 only, no errors or timeouts',
-    actual: `${JSON.stringify(load.statusCodes)}, ${count(load.errors, 'error')}, ${count(load.timeouts, 'timeout')}`,
+    actual: `${JSON.stringify(load.statusCodes)}, ${counted(load.errors, 'error')}, ${counted(load.timeouts, 'timeout')}`,
   });
   responses.push(...routesUnderLoad([load.probe], { '/status': (answer) => statusProblem(answer.body, build) }));
   responses.push(
     answersUnderLoad({
-      name: `${count(load.sampled.answers.length, 'export')} sampled under load, decompressed and compared with the reference's`,
+      name: `${counted(load.sampled.answers.length, 'export')} sampled under load, decompressed and compared with the reference's`,
       answers: load.sampled.answers,
       errors: load.sampled.errors,
       expected: "the reference's report for each region, compressed as tightly",
@@ -258,7 +253,7 @@ async function measure(ctx) {
   const noise = [];
   const drift = Math.max(after.median / t, t / after.median);
   if (drift > 2) noise.push(`the time of one compression changed ${drift.toFixed(1)}× during the check`);
-  if (load.probe.answered < 10) noise.push(`only ${count(load.probe.answered, '/status request')} came back`);
+  if (load.probe.answered < 10) noise.push(`only ${counted(load.probe.answered, '/status request')} came back`);
   if (poolWaits.length < 10) noise.push(`only ${poolWaits.length} of the check's pool jobs came back`);
 
   const cores = availableParallelism();
@@ -286,14 +281,14 @@ async function measure(ctx) {
       label: "the check's pool job: p90 of its wait for a pool thread",
       value: percentileOf(poolWaits, 90),
       unit: 'ms',
-      text: `${(percentileOf(poolWaits, 90) / t).toFixed(2)} t over ${count(poolWaits.length, 'job')}; any fs, dns.lookup, crypto or zlib call of the app waited as long`,
+      text: `${(percentileOf(poolWaits, 90) / t).toFixed(2)} t over ${counted(poolWaits.length, 'job')}; any fs, dns.lookup, crypto or zlib call of the app waited as long`,
     },
     {
       id: 'cpu-cores',
       label: 'CPU the app used during the load, in cores',
       value: busyCores,
       unit: 'cores',
-      text: `${busyCores.toFixed(2)} of ${count(cores, 'core')}, all threads together: the compressions run on pool threads, not on the main thread.`,
+      text: `${busyCores.toFixed(2)} of ${counted(cores, 'core')}, all threads together: the compressions run on pool threads, not on the main thread.`,
     },
     {
       id: 'export-rps',
@@ -301,7 +296,7 @@ async function measure(ctx) {
       value: rps,
       unit: 'req/s',
       text:
-        `${rps.toFixed(1)} exports/s, ${((100 * rps) / ceiling).toFixed(0)}% of the ${ceiling.toFixed(1)}/s that min(${count(cores, 'core')}, 4 pool threads) ` +
+        `${rps.toFixed(1)} exports/s, ${((100 * rps) / ceiling).toFixed(0)}% of the ${ceiling.toFixed(1)}/s that min(${counted(cores, 'core')}, 4 pool threads) ` +
         'compressions at once could reach. Not judged: other programs on the machine move it, and bounding the exports may trade a little of it for a responsive /status.',
     },
   ];

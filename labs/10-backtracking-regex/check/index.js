@@ -403,7 +403,7 @@ async function routesWhileCrafted(app, ctx, rand, attack) {
   // A new subscriber is 201, not 200: judged here rather than by routesUnderLoad.
   const signUpsWrong = signUpRoute.samples.map((s) => answerProblem(signUps.get(s.sent), s)).filter(Boolean);
   responses.push({
-    name: `${plural(signUpRoute.sent, 'sign-up')} of ordinary addresses during the attack`,
+    name: `${counted(signUpRoute.sent, 'sign-up')} of ordinary addresses during the attack`,
     pass: signUpRoute.failures === 0 && signUpRoute.answered > 0 && signUpsWrong.length === 0,
     expected: 'status 201 {"subscribed": …} for each',
     actual: signUpRoute.failures
@@ -429,13 +429,13 @@ async function routesWhileCrafted(app, ctx, rand, attack) {
     }
   }
   responses.push({
-    name: `the answers to ${plural(answered, 'crafted address', 'crafted addresses')} sent during the attack`,
+    name: `the answers to ${counted(answered, 'crafted address', 'crafted addresses')} sent during the attack`,
     pass: wrong.length === 0 && failures === 0 && answered > 0,
     expected: "the specification's answer for each",
     actual: wrong.length
       ? `${wrong.length} of them wrong, e.g. ${JSON.stringify(truncate(wrong[0].email, 60))}: ${wrong[0].problem}`
       : failures
-        ? `${plural(failures, 'connection')} failed`
+        ? `${counted(failures, 'connection')} failed`
         : answered
           ? 'all right'
           : 'none was answered',
@@ -447,11 +447,6 @@ async function routesWhileCrafted(app, ctx, rand, attack) {
 /** Crafted addresses a second in stage 3, all attackers together. */
 function attackRate() {
   return Math.round((SETTINGS.attackers * 1000) / SETTINGS.attackEveryMs);
-}
-
-/** "1 sign-up", "2 sign-ups": a count with its noun. */
-function plural(n, one, many = `${one}s`) {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 module.exports = defineCheck(

@@ -62,7 +62,15 @@ test('`workbook run` starts an app the same way as a check: the same things seen
 
 test('CPU time is the whole app\'s: a child process\'s work counts', async () => {
   await withApp({}, async (app) => {
-    const before = await app.cpuAndRequests();
+    // The child reports to the census once its connection is up, which on a
+    // busy machine can be after the app listens: measure from then on (a
+    // fresh clone's npm test read 0 here once, the child not yet counted).
+    let before = await app.cpuAndRequests();
+    for (const deadline = Date.now() + 10_000; before.processes < 2 && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      before = await app.cpuAndRequests();
+    }
+    expect(before.processes).toBe(2);
     await get(`${app.url}/burn?ms=300`);
     const after = await app.cpuAndRequests();
     const others = after.total - after.own - (before.total - before.own);

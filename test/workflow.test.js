@@ -1,6 +1,6 @@
 'use strict';
 // The loop around the exercise: watch, hint, list, diff, solution, doctor,
-// verify (its full run, a minute of checks, is in test/extended/verify.test.js).
+// verify (its full run, minutes of checks, is in test/extended/verify.test.js).
 // Everything runs as a learner would (the CLI in a child process), with its
 // progress record in a scratch file and its apps in scratch copies: the
 // tests never touch labs/ or the learner's own record.

@@ -171,7 +171,7 @@ module.exports = {
     const failed = checks.filter((c) => c.status === 'bad').length;
     console.log(
       `\n${failed ? red(`${failed} problem${failed === 1 ? '' : 's'} to fix before the labs.`) : green('Ready for the labs.')} ` +
-        dim(`(${((Date.now() - started) / 1000).toFixed(1)} s; \`npx workbook verify\` also runs every check, ~1 min)`),
+        dim(`(${((Date.now() - started) / 1000).toFixed(1)} s; \`npx workbook verify\` also runs every check, 2–4 min)`),
     );
     return failed ? 1 : 0;
   },

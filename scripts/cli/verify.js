@@ -14,8 +14,8 @@ module.exports = {
   usage: 'npx workbook verify [<lab> ...]',
   help: [
     "Runs each lab's check on its shipped starter (must fail) and its solution",
-    '(must pass), and prints the figures with their margins. About a minute;',
-    'name labs to verify only those.',
+    '(must pass), and prints the figures with their margins. Two to four',
+    'minutes on a 2-core machine; name labs to verify only those.',
   ],
   options: {},
   async run({ positionals }) {

@@ -1,6 +1,6 @@
 'use strict';
 // `workbook verify`, what a trainer runs the day before: every lab's check on
-// its shipped starter and its solution, with the margins. About a minute, so
+// its shipped starter and its solution, with the margins. Two to four minutes, so
 // it lives in the extended suite; `npm test` already proves each verdict.
 
 const path = require('node:path');

@@ -38,7 +38,7 @@ function describeLab(checkDir) {
     if (provesChecksOf(lab)) {
       describeLabVerdicts(lab, { starterFails: check.starterFails, starterMayFail: check.starterMayFail });
     } else {
-      // Measuring every lab's reference and starter takes 5-15 s a lab: in a
+      // Measuring every lab's reference and starter takes 5-25 s a lab: in a
       // plain `npm test`, that is done for the labs the learner has started,
       // whose verdicts it vouches for (`npx workbook verify` does every lab).
       test.skip(`the reference passes and the shipped starter fails: measured once you start lab ${lab.id} (or now: npm test -- ${lab.id}, npx workbook verify ${lab.id})`, () => {});

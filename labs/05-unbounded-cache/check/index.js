@@ -183,6 +183,15 @@ async function measure(ctx) {
   // its 600 quotes of warm-up are untimed, and a timing it takes while the
   // app is busy can only read high, which matters nowhere: the gates take
   // the lowest of the three timings of t (see the hit-saving gate).
+  // Why not let it run on into the held count, whose 600 new products would
+  // then fill the 1.2 s the app waits for it: tried on 2026-11-28 (2-vCPU
+  // AMD EPYC VM, Node 24, 16 checks a way), it saved 0.85 s at the median
+  // (13.0 s against 13.85 s) and made the one-at-a-time timings below
+  // noisier, timed beside the calibration: a correct cache's new quote came
+  // back 0.77-2.31 t after its repeated one (median 1.55 t) against
+  // 1.04-2.48 t (median 1.79 t) this way, with the bar at 0.5 t. Timed
+  // after the fill instead, once the app's model is optimised, it read
+  // 0.56-1.78 t (13 checks). Not worth a verdict on a correct fix.
   const calibrator = ctx.calibrator(CALIBRATE);
   const calibrating = calibrator.call('quoteCost', [modelFile, checked, SETTINGS.calibrationWarmUp]);
   calibrating.catch(() => {}); // awaited below, once the app has started

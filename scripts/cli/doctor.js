@@ -13,6 +13,7 @@ const { buildState, staleMessage } = require('../lib/site');
 const { missingPatches, REAPPLY } = require('../profile/patches');
 const perf = require('../profile/tools/perf');
 const { track } = require('../harness/children');
+const { VERIFY_TAKES } = require('./commands');
 const { portStatus, unavailableClause } = require('../server/ports');
 const { removeTemp } = require('../harness/temp');
 const { bold, dim, green, red, yellow } = require('../lib/style');
@@ -171,7 +172,7 @@ module.exports = {
     const failed = checks.filter((c) => c.status === 'bad').length;
     console.log(
       `\n${failed ? red(`${failed} problem${failed === 1 ? '' : 's'} to fix before the labs.`) : green('Ready for the labs.')} ` +
-        dim(`(${((Date.now() - started) / 1000).toFixed(1)} s; \`npx workbook verify\` also runs every check, 2–4 min)`),
+        dim(`(${((Date.now() - started) / 1000).toFixed(1)} s; \`npx workbook verify\` also runs every check, ${VERIFY_TAKES})`),
     );
     return failed ? 1 : 0;
   },

@@ -9,13 +9,14 @@ const { measureLab, marginText } = require('../lib/measure-lab');
 const { formatNumber, thresholdText } = require('../lib/wording');
 const { bold, dim, green, red } = require('../lib/style');
 const { table } = require('../profile/read/table');
+const { VERIFY_TAKES } = require('./commands');
 
 module.exports = {
   usage: 'npx workbook verify [<lab> ...]',
   help: [
     "Runs each lab's check on its shipped starter (must fail) and its solution",
-    '(must pass), and prints the figures with their margins. Two to four',
-    'minutes on a 2-core machine; name labs to verify only those.',
+    `(must pass), and prints the figures with their margins: ${VERIFY_TAKES} on a`,
+    '2-core machine. Name labs to verify only those.',
   ],
   options: {},
   async run({ positionals }) {

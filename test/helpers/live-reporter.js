@@ -10,6 +10,7 @@
 const path = require('node:path');
 const { styleText } = require('node:util');
 const { readSelfChecks } = require('./self-check-record');
+const { VERIFY_TAKES } = require('../../scripts/cli/commands');
 
 const colour = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (format, text) => (colour ? styleText(format, text) : text);
@@ -71,7 +72,7 @@ class LiveReporter {
         paint(
           'dim',
           `\nThe checks of the ${unproven.length === labs.length ? `${labs.length} labs` : `${unproven.length} labs you have not started`} were not measured here: each is proven on this machine (its reference passes, its shipped starter fails) once you start it.\n` +
-            'To prove them all now: npx workbook verify (2–4 min, 5–25 s a lab), or one: npm test -- <lab>.\n',
+            `To prove them all now: npx workbook verify (${VERIFY_TAKES}, 5–25 s a lab), or one: npm test -- <lab>.\n`,
         ),
       );
     }

@@ -1,14 +1,21 @@
 'use strict';
 // Lab 01's check against fixtures: other real fixes must pass, "fixes" that
-// drop part of the work must fail. The lab's own suite, with its gates and
-// measured margins, is test/01-sync-pbkdf2.test.js.
+// drop part of the work must fail. The half-fixes are the reference solution
+// with one line changed (derivedApp). The lab's own suite is
+// labs/01-sync-pbkdf2/check/verdicts.test.js; the gates' margins are in
+// labs/01-sync-pbkdf2/check/margins.json.
 
 const path = require('node:path');
 const { findLab } = require('../../scripts/lib/labs');
 const { describeFixtures, expectGates } = require('../../test/helpers/lab-verdicts');
+const { derivedApp } = require('../../test/helpers/derived-app');
 
 const lab = findLab('01');
 const fixture = (name) => path.join(__dirname, 'fixtures', name);
+const derived = (name, patches) => derivedApp(`01-${name}`, lab.solutionApp, patches);
+
+// The reference's hash: off the event loop, with the starter's parameters.
+const HASH = "return pbkdf2(password, salt, 10000, 512, 'sha512');";
 
 describe('lab 01 · fixtures', () => {
   describeFixtures(lab, {
@@ -16,6 +23,20 @@ describe('lab 01 · fixtures', () => {
       [
         'a "fix" that stops hashing passwords',
         fixture('skips-the-hash.js'),
+        (result) => expectGates(result, { 'auth-work': false }),
+      ],
+      [
+        // A sign-in then costs a tenth of a hash, and a stolen table of
+        // hashes is ten times cheaper to crack.
+        'a half-fix that hashes off the loop with a tenth of the iterations',
+        derived('fewer-iterations', [[HASH, "return pbkdf2(password, salt, 1000, 512, 'sha512');"]]),
+        (result) => expectGates(result, { 'auth-work': false }),
+      ],
+      [
+        // PBKDF2 runs its iterations once per 64-byte block of SHA-512
+        // output: one block instead of eight.
+        'a half-fix that hashes off the loop with a 64-byte key instead of 512 bytes',
+        derived('shorter-key', [[HASH, "return pbkdf2(password, salt, 10000, 64, 'sha512');"]]),
         (result) => expectGates(result, { 'auth-work': false }),
       ],
       [

@@ -156,6 +156,18 @@ describe('4b · lab 05 calibrates t for the clock it has', () => {
   });
 });
 
+describe('4c · lab 01 times its sign-ins in CPU time for the clock it has', () => {
+  const { hashesPerSide } = require('../labs/01-sync-pbkdf2/check/calibrate');
+
+  test('one hash a side where the CPU clock is fine, enough for 20 steps where it is coarse', () => {
+    expect(hashesPerSide(4, 55)).toBe(1);
+    expect(hashesPerSide(null, 55)).toBe(1);
+    // Windows: 20 steps of 15.6 ms over 55 ms hashes, and over a fast machine's 20 ms.
+    expect(hashesPerSide(15_625, 55)).toBe(6);
+    expect(hashesPerSide(15_625, 20)).toBe(16);
+  });
+});
+
 describe('5 · cleanup retries a locked file and never fails the run', () => {
   test('EBUSY (antivirus holding a file) is a warning, and rmSync is asked to retry', () => {
     const calls = [];

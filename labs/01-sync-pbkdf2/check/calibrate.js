@@ -32,4 +32,15 @@ function pbkdf2CpuCost(count = 1) {
   return (user + system) / 1000 / count;
 }
 
-module.exports = { pbkdf2SyncCost, pbkdf2CpuCost };
+/**
+ * How many hashes (and sign-ins) each side of a pair takes so that one step
+ * of the CPU clock is at most 5% of it: one where the clock moves in µs
+ * (Linux, macOS); where it moves in steps of 15.6 ms (Windows), enough for
+ * 20 steps. `clockStepUs` may be null (the clock never moved: counted as
+ * fine); `hashMs` is a hash's wall time, at least its CPU time.
+ */
+function hashesPerSide(clockStepUs, hashMs) {
+  return Math.max(1, Math.ceil((20 * (clockStepUs || 0)) / 1000 / Math.max(hashMs, 1)));
+}
+
+module.exports = { pbkdf2SyncCost, pbkdf2CpuCost, hashesPerSide };

@@ -13,7 +13,7 @@
 
 const { randomBytes } = require('node:crypto');
 const { availableParallelism } = require('node:os');
-const { pbkdf2SyncCost, pbkdf2CpuCost } = require('./calibrate');
+const { pbkdf2SyncCost, pbkdf2CpuCost, hashesPerSide } = require('./calibrate');
 const { runLoad } = require('../../../scripts/harness/run-load');
 const { get } = require('../../../scripts/harness/http-client');
 const { responseCase } = require('../../../scripts/checks/gates');
@@ -28,7 +28,7 @@ const { cpuClockStep } = require('../../../scripts/checks/against-reference');
 // bench's rows the worst runs still sit 4.8x or more past (the starter's
 // loop delay) and 14x or more inside (check/margins.json).
 const SETTINGS = { connections: 10, duration: 2, probeEveryMs: 50 };
-const LONE_PAIRS = 3; // sign-ins timed one at a time, each beside a hash (an odd number: a median of them)
+const LONE_PAIRS = 5; // sign-ins timed one at a time, each beside a hash (an odd number: a median of them)
 
 /** The standard load for `workbook load` and the profilers: sign in, over and over. */
 const standardLoad = {
@@ -114,17 +114,19 @@ function loopFigure(loop, quiet, t) {
  * 0.20-0.27 t with a CPU hog: both too close to 0.3.
  *
  * Each sign-in is judged against a hash the check times in CPU time just
- * before it, and the verdict is the median of three such pairs: on a 2-vCPU
+ * before it, and the verdict is the median of five such pairs: on a 2-vCPU
  * VM a hash cost 52 or 93 ms of CPU from one second to the next (the other
  * half of a shared core at work, or not), both in the app and in the check,
- * so a t timed a few seconds away read a correct fix at 0.6 t. Each side of
+ * so a t timed a few seconds away read a correct fix at 0.6 t. A pair alone
+ * read 0.65-1.75 there, the median of three 0.67-1.39 (Node 22, 8 checks),
+ * the median of five 1.00-1.19. Each side of
  * a pair is long enough that the CPU clock's step is at most 5% of it
  * (Windows counts CPU time in steps of 15.6 ms: six hashes where one takes
- * 55 ms; one on Linux and macOS). `t` is the wall time of a hash.
+ * 55 ms; one on Linux and macOS: hashesPerSide). `t` is the wall time of a
+ * hash.
  */
 async function loneSignIns(app, t, progress) {
-  const step = (cpuClockStep() || 0) / 1000;
-  const perSide = Math.max(1, Math.ceil((20 * step) / t));
+  const perSide = hashesPerSide(cpuClockStep(), t);
   progress(`Timing ${LONE_PAIRS} sign-ins one at a time, each beside a hash of the check's own: each must still cost the app about one hash of CPU`);
   const pairs = [];
   for (let pair = 0; pair < LONE_PAIRS; pair++) {
@@ -300,15 +302,15 @@ module.exports = defineCheck(
       // A guard both sides pass: stops a "fix" that drops the iterations or
       // skips the hash. A sign-in that hashes in full reads about 1 t (the
       // bench, 2-vCPU AMD EPYC VM, 2026-11-28, Node 20 idle and with a hog,
-      // 24 and 26: medians 1.02-1.06 t, the worst run 2.7x inside 0.3 t,
-      // starter and reference alike); a tenth of the iterations (the
-      // fixture fewer-iterations, solutions/01-sync-pbkdf2/fixtures.test.js)
-      // read 0.125-0.19 t over ten runs, idle and with a hog (1.6x past at
-      // worst: the request's own CPU adds a few hundredths of t), a 64-byte
-      // key (one block of SHA-512 instead of eight: shorter-key there)
-      // 0.155-0.18 t in five, no hash at all 0.02 t. A cut to a fifth of
-      // the work would read about 0.23 t, close to the threshold; a smaller
-      // cut than that is beyond what a measurement can tell from noise.
+      // 24 and 26: medians 1.01-1.12 t, the worst run 2.9x inside 0.3 t,
+      // starter and reference alike). Half-fixes (solutions/01-sync-pbkdf2/
+      // fixtures.test.js), five checks idle and five with a hog each: a
+      // tenth of the iterations read 0.11-0.16 t (1.85x past at worst: the
+      // request's own CPU adds a few hundredths of t), a 64-byte key (one
+      // block of SHA-512 instead of eight) 0.11-0.19 t (1.56x past); no hash
+      // at all 0.02 t. A cut to a fifth of the work would read about 0.23 t,
+      // close to the threshold; a smaller cut than that is beyond what a
+      // measurement can tell from noise.
       'auth-work': {
         label: 'CPU time the app spends on one /auth, alone (it must still hash the password)',
         op: '>=',

@@ -269,6 +269,16 @@ function cpuClockStep({ read = cpuMicros, steps = 5, budgetMs = 500, now = Date.
   return increments.length ? median(increments) : null;
 }
 
+/**
+ * How many times to repeat a unit of work (`unitUs` µs, a rough cost) so that
+ * one step of the CPU clock (`clockStepUs`, from cpuClockStep(); null when
+ * the clock never moved, counted as fine) is at most 1/`steps` of what the
+ * repeats cost together, never fewer than `min`.
+ */
+function repeatsForClock(clockStepUs, unitUs, { steps = 20, min = 1 } = {}) {
+  return Math.max(min, Math.ceil((steps * (clockStepUs || 0)) / Math.max(unitUs, 1)));
+}
+
 function cpuMicros() {
   const { user, system } = process.cpuUsage();
   return user + system;
@@ -336,4 +346,4 @@ function roundsNoise(measured, threshold) {
     : [];
 }
 
-module.exports = { compareResponses, compareThroughput, enoughRounds, roundsUntilDecided, middleRounds, answeredUnderLoad, roundsNoise, cpuClockStep, roundSeconds };
+module.exports = { compareResponses, compareThroughput, enoughRounds, roundsUntilDecided, middleRounds, answeredUnderLoad, roundsNoise, cpuClockStep, repeatsForClock, roundSeconds };

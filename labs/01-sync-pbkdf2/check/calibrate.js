@@ -6,6 +6,7 @@
 
 const crypto = require('node:crypto');
 const { timeIt } = require('../../../scripts/harness/calibrate');
+const { repeatsForClock } = require('../../../scripts/checks/against-reference');
 
 const hasher = () => {
   const salt = crypto.randomBytes(128).toString('base64');
@@ -40,7 +41,7 @@ function pbkdf2CpuCost(count = 1) {
  * fine); `hashMs` is a hash's wall time, at least its CPU time.
  */
 function hashesPerSide(clockStepUs, hashMs) {
-  return Math.max(1, Math.ceil((20 * (clockStepUs || 0)) / 1000 / Math.max(hashMs, 1)));
+  return repeatsForClock(clockStepUs, hashMs * 1000);
 }
 
 module.exports = { pbkdf2SyncCost, pbkdf2CpuCost, hashesPerSide };

@@ -20,7 +20,7 @@
 let warmedUp = false;
 
 const { median } = require('../../../scripts/harness/stats');
-const { cpuClockStep } = require('../../../scripts/checks/against-reference');
+const { cpuClockStep, repeatsForClock } = require('../../../scripts/checks/against-reference');
 
 /**
  * How to sample: each sample at least 20 steps of the CPU clock long, so a
@@ -30,7 +30,7 @@ const { cpuClockStep } = require('../../../scripts/checks/against-reference');
  * @param {number} clockStepUs @param {number} quoteUs a rough cost of one quote
  */
 function samplingFor(clockStepUs, quoteUs) {
-  const perSample = Math.max(4, Math.ceil((20 * (clockStepUs || 0)) / Math.max(quoteUs, 1)));
+  const perSample = repeatsForClock(clockStepUs, quoteUs, { min: 4 });
   return { samples: perSample > 4 ? 5 : 15, perSample };
 }
 

@@ -374,8 +374,19 @@ inBrowser('the site in a browser, served by the workbook server', () => {
           hints: await page.$$eval('details.workbook-hint', (els) => els.map((el) => el.open)),
           solutionVisibleBefore: await page.isVisible('[data-testid=solution-diff]'),
         };
+        // The captures above the files load after the page: once they are
+        // in, the spoiler stays where it is while it is clicked.
+        await page.waitForFunction(() => !document.querySelector('[aria-busy=true]'));
         await page.click('#solution > summary');
-        await page.waitForSelector('[data-testid=solution-diff]');
+        await page.waitForSelector('[data-testid=solution-diff]', { timeout: 15_000 }).catch(async (err) => {
+          // Say what the page was like, so that a miss can be told apart: a
+          // click that did not open the spoiler, or one that opened it empty.
+          const state = await page.evaluate(() => {
+            const details = document.querySelector('#solution');
+            return { url: location.pathname, open: details?.open, children: details?.children.length };
+          });
+          throw new Error(`${err.message}\npage after the click: ${JSON.stringify(state)}; problems: ${JSON.stringify(page.problems)}`);
+        });
         seen.solution = await page.textContent('[data-testid=solution-diff]');
         seen.problems = page.problems;
         return seen;

@@ -90,7 +90,10 @@ function TextCapture({ file }) {
       <figcaption>
         <Title text={file.title} />
       </figcaption>
-      <pre className={styles.text}>{text ?? 'Loading…'}</pre>
+      {/* aria-busy until the text is in: it then pushes everything below it down the page. */}
+      <pre className={styles.text} aria-busy={text === null}>
+        {text ?? 'Loading…'}
+      </pre>
     </figure>
   );
 }

@@ -1,7 +1,7 @@
 // The lab's files at the end of its page, read from the repository at build
 // time: the shipped starter (what the learner edits), the check that judges
 // it, and, behind a spoiler, the reference solution as a diff of the starter.
-import React, { useEffect, useState } from 'react';
+import React, { useEffect, useRef, useState } from 'react';
 import CodeBlock from '@theme/CodeBlock';
 import useBrokenLinks from '@docusaurus/useBrokenLinks';
 import { useLocation } from '@docusaurus/router';
@@ -31,12 +31,19 @@ function FileBlock({ file }) {
 function Collapsible({ id, summary, children, openOnHash = true }) {
   const { hash } = useLocation();
   const [open, setOpen] = useState(false);
+  const details = useRef(null);
   useBrokenLinks().collectAnchor(id);
   useEffect(() => {
     if (openOnHash && hash === `#${id}`) setOpen(true);
   }, [hash, id, openOnHash]);
+  // A click on the summary before React took over the static HTML opens the
+  // <details> with no handler to hear it: the learner would see it open and
+  // empty. Once hydrated, take the element's own state.
+  useEffect(() => {
+    if (details.current?.open) setOpen(true);
+  }, []);
   return (
-    <details id={id} className={styles.collapsible} open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
+    <details ref={details} id={id} className={styles.collapsible} open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>{summary}</summary>
       {/* Rendered only once opened: a spoiler must not be a scroll away, and big files cost nothing until wanted. */}
       {open && <div className={styles.body}>{children}</div>}

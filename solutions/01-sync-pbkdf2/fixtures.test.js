@@ -40,6 +40,33 @@ describe('lab 01 · fixtures', () => {
         (result) => expectGates(result, { 'auth-work': false }),
       ],
       [
+        // Hashes in full when a sign-in is alone, which is how the auth-work
+        // gate times them, and with one iteration of a 64-byte key when
+        // others are in flight: a second, weak hash kept beside the real
+        // one answers them right.
+        'a "fix" that hashes in full only when a sign-in is alone',
+        derived('full-hash-only-alone', [
+          ['const users = new Map();', 'const users = new Map();\nlet inFlight = 0;'],
+          [
+            'users.set(username, { salt, hash: await hashPassword(password, salt) });',
+            "users.set(username, { salt, hash: await hashPassword(password, salt), quick: await pbkdf2(password, salt, 1, 64, 'sha512') });",
+          ],
+          [
+            'const attempt = await hashPassword(password, user.salt);\n  res.sendStatus(crypto.timingSafeEqual(user.hash, attempt) ? 200 : 401);',
+            [
+              'const busy = ++inFlight > 1;',
+              'try {',
+              "  const attempt = busy ? await pbkdf2(password, user.salt, 1, 64, 'sha512') : await hashPassword(password, user.salt);",
+              '  res.sendStatus(crypto.timingSafeEqual(busy ? user.quick : user.hash, attempt) ? 200 : 401);',
+              '} finally {',
+              '  inFlight--;',
+              '}',
+            ].join('\n  '),
+          ],
+        ]),
+        (result) => expect(result.responses.filter((r) => !r.pass).map((r) => r.name)).toEqual(['each sign-in under load still costs the app a hash of CPU time']),
+      ],
+      [
         'an async app that answers 200 to a wrong password',
         fixture('wrong-statuses.js'),
         (result) =>

@@ -65,8 +65,8 @@ const SETTINGS = {
   hotQuotes: 20, // the repeated set: a cache must hold at least this many
   rounds: 3,
   seconds: 0.3, // each round of repeated quotes, after one more that is not timed
-  latencySamples: 11,
-  hitSavesT: 0.5, // a repeated quote must come back at least this many t sooner than a new one
+  latencySamples: 15, // pairs of a repeated and a new quote, one at a time (an odd number: a median of them)
+  hitSavesT: 0.25, // a new quote must take at least this many t longer than a repeated one, in the median pair
   calibrationWarmUp: 600, // untimed quotes before t is first timed: V8 optimises the model by then (see calibrate.js)
 };
 
@@ -189,7 +189,8 @@ async function measure(ctx) {
   // (13.0 s against 13.85 s) and made the one-at-a-time timings below
   // noisier, timed beside the calibration: a correct cache's new quote came
   // back 0.77-2.31 t after its repeated one (median 1.55 t) against
-  // 1.04-2.48 t (median 1.79 t) this way, with the bar at 0.5 t. Timed
+  // 1.04-2.48 t (median 1.79 t) this way (the fastest new quote against
+  // the fastest repeated one, as the case was judged then). Timed
   // after the fill instead, once the app's model is optimised, it read
   // 0.56-1.78 t (13 checks). Not worth a verdict on a correct fix.
   const calibrator = ctx.calibrator(CALIBRATE);
@@ -224,29 +225,36 @@ async function measure(ctx) {
   // A repeated quote must also come back sooner than a new one: a fix that
   // hands the pricing to another process spends little CPU of its own, but
   // its repeated quotes take as long as its new ones. Wall time against wall
-  // time, timed in alternation, judged on the fastest of each kind: a busy
-  // machine, a GC pause or a late wake-up only ever adds time to a request
-  // (measured with a CPU hog: a third of the repeated quotes took 4–10 ms,
-  // the fastest 0.4 ms), so the fastest is what each kind costs. What a hit
-  // saves is the pricing, about t, whatever the way to the cache costs: a
-  // cache in a worker thread pays a round trip on hits and misses alike
-  // (measured: fastest repeated 1.15 ms, fastest new 2.11 ms, t = 1.04 ms,
-  // which a ratio of one half failed). So the new quote must take at least
-  // half a t longer than the repeated one; without a cache the two differ
-  // by nothing.
-  progress(`Timing ${SETTINGS.latencySamples} repeated and ${SETTINGS.latencySamples} new quotes, one at a time, in alternation`);
+  // time, in pairs: a repeated quote, then a new one, one at a time, and
+  // the median over the pairs of how much longer the new one took. The two
+  // of a pair are a few milliseconds apart, so they meet the machine at
+  // the same speed; a pause that delays one of them (a GC, a late wake-up,
+  // another program) moves that pair alone, and as often one way as the
+  // other. What a hit saves is the pricing, about t, whatever the way to
+  // the cache costs: a cache in a worker thread pays a round trip on hits
+  // and misses alike, and saves as much. Without a cache the two differ by
+  // nothing. Until 2026-11-28 the fastest new quote was set against the
+  // fastest repeated one, with a bar of 0.5 t: the speed of a shared
+  // 2-vCPU VM flips twofold from one moment to the next, and a no-cache app
+  // read 0.95 t there in 2 checks of 8. Measured on that VM (Node 20, 19
+  // checks, idle and with a CPU hog, against the first timing of t, which
+  // reads high): the median pair read 0.65-1.68 t for the reference and a
+  // cache in a worker thread, -0.08 to 0.08 t for pricing handed to a child
+  // process with no cache.
+  progress(`Timing ${SETTINGS.latencySamples} pairs of quotes, one at a time: a repeated one, then a new one`);
   const probes = newKeys(`${tag}-probe`, SETTINGS.latencySamples);
   const times = await sequentialLatencies(app.url, probes.flatMap((key, i) => [warm[i % warm.length], key]));
-  const repeated = Math.min(...times.filter((_, i) => i % 2 === 0));
-  const fresh = Math.min(...times.filter((_, i) => i % 2 === 1));
+  const repeated = times.filter((_, i) => i % 2 === 0);
+  const fresh = times.filter((_, i) => i % 2 === 1);
+  const pairSaving = median(fresh.map((ms, i) => ms - repeated[i]));
   // Judged once the two other timings of t are in, against the lowest: the
   // first timing ran beside the starting app and its warm-up, and on a
   // 2-vCPU VM read up to twice the others (3.55 ms against 1.6–1.8).
   const soonerCase = (tLowest) => ({
     name: 'a repeated quote comes back sooner than a new one',
-    pass: fresh - repeated >= SETTINGS.hitSavesT * tLowest,
-    expected: `the fastest repeated quote at least ${SETTINGS.hitSavesT} t (${(SETTINGS.hitSavesT * tLowest).toFixed(2)} ms) sooner than the fastest new one: a hit saves the pricing`,
-    actual: `fastest repeated ${repeated.toFixed(2)} ms, fastest new ${fresh.toFixed(2)} ms (${((fresh - repeated) / tLowest).toFixed(2)} t sooner)`,
+    pass: pairSaving >= SETTINGS.hitSavesT * tLowest,
+    expected: `a new quote at least ${SETTINGS.hitSavesT} t (${(SETTINGS.hitSavesT * tLowest).toFixed(2)} ms) slower than the repeated quote just before it, in the median of ${SETTINGS.latencySamples} pairs: a hit saves the pricing`,
+    actual: `${pairSaving.toFixed(2)} ms slower (${(pairSaving / tLowest).toFixed(2)} t); repeated quotes took ${median(repeated).toFixed(2)} ms at the median, new ones ${median(fresh).toFixed(2)} ms`,
   });
 
   // Gate 1: how many quotes the cache holds at once.
@@ -477,10 +485,16 @@ async function measure(ctx) {
         unit: 'B/quote',
         text: 'shown, not judged: V8 keeps memory it has collected reserved for later, so the OS\'s figure moves by megabytes whatever the app keeps',
       },
-      { id: 'hit-latency', label: 'fastest repeated quote, one at a time', value: repeated, unit: 'ms', text: `fastest new quote: ${fresh.toFixed(2)} ms` },
+      {
+        id: 'hit-latency',
+        label: 'a repeated quote, one at a time (the median)',
+        value: median(repeated),
+        unit: 'ms',
+        text: `a new quote: ${median(fresh).toFixed(2)} ms; in the median pair the new one took ${pairSaving.toFixed(2)} ms longer`,
+      },
     ],
     noise,
-    series: { heap: points, slope, t, costs: hitCosts, missCosts, savings, held: { held, priced }, latencies: { repeated, fresh } },
+    series: { heap: points, slope, t, costs: hitCosts, missCosts, savings, held: { held, priced }, latencies: { repeated, fresh, saved: pairSaving } },
   };
 }
 

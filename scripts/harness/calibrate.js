@@ -20,4 +20,16 @@ function timeIt(fn, { runs = 5, warmup = 1 } = {}) {
   return { median: median(samples), spread: spread(samples), samples };
 }
 
-module.exports = { timeIt };
+/**
+ * CPU time (user and system, this process's) per call of `fn`, over `count`
+ * calls in a row, in ms. A busy machine stretches a call's wall time, hardly
+ * its CPU time; see cpuClockStep() for how coarse the clock can be.
+ */
+function cpuMsPerCall(fn, count = 1) {
+  const before = process.cpuUsage();
+  for (let i = 0; i < count; i++) fn();
+  const { user, system } = process.cpuUsage(before);
+  return (user + system) / 1000 / count;
+}
+
+module.exports = { timeIt, cpuMsPerCall };

@@ -16,14 +16,48 @@ const derived = (name, patches) => derivedApp(`01-${name}`, lab.solutionApp, pat
 
 // The reference's hash: off the event loop, with the starter's parameters.
 const HASH = "return pbkdf2(password, salt, 10000, 512, 'sha512');";
+const PROMISIFIED = 'const pbkdf2 = promisify(crypto.pbkdf2);';
 
 describe('lab 01 · fixtures', () => {
   describeFixtures(lab, {
     // Correct fixes that hash elsewhere than the thread pool: the check
     // counts the CPU time of every thread and process of the app.
     otherFixes: [
-      ["the starter's pbkdf2Sync in a pool of worker threads (piscina)", fixture('worker-pool.js')],
-      ["the starter's pbkdf2Sync in a child process of the app's own", fixture('hash-process.js')],
+      [
+        "the starter's pbkdf2Sync in a pool of worker threads (piscina)",
+        derived('worker-pool', [
+          [PROMISIFIED, `const { Piscina } = require('piscina');\nconst pool = new Piscina({ filename: ${JSON.stringify(fixture('hash-worker.js'))} });`],
+          // A worker hands a Buffer back as a Uint8Array: a Buffer of the same bytes again.
+          [HASH, 'return pool.run({ password, salt }).then((bytes) => Buffer.from(bytes));'],
+        ]),
+      ],
+      [
+        // One child process hashes one password at a time and sends each
+        // hash back; the event loop only passes messages.
+        "the starter's pbkdf2Sync in a child process of the app's own",
+        derived('hash-process', [
+          [
+            PROMISIFIED,
+            [
+              "if (process.argv[2] === 'hasher') {",
+              '  process.on(\'message\', ({ id, password, salt }) => {',
+              "    process.send({ id, hash: crypto.pbkdf2Sync(password, salt, 10000, 512, 'sha512').toString('base64') });",
+              '  });',
+              '  process.on(\'disconnect\', () => process.exit(0)); // it ends with the app',
+              '  return; // the child serves nothing',
+              '}',
+              "const hasher = require('node:child_process').fork(__filename, ['hasher']);",
+              'const waiting = new Map();',
+              'let nextId = 0;',
+              "hasher.on('message', ({ id, hash }) => {",
+              "  waiting.get(id)(Buffer.from(hash, 'base64'));",
+              '  waiting.delete(id);',
+              '});',
+            ].join('\n'),
+          ],
+          [HASH, 'return new Promise((resolve) => {\n    const id = nextId++;\n    waiting.set(id, resolve);\n    hasher.send({ id, password, salt });\n  });'],
+        ]),
+      ],
     ],
     cheats: [
       [

@@ -5,7 +5,7 @@
 // plain process.
 
 const crypto = require('node:crypto');
-const { timeIt } = require('../../../scripts/harness/calibrate');
+const { timeIt, cpuMsPerCall } = require('../../../scripts/harness/calibrate');
 const { repeatsForClock } = require('../../../scripts/checks/against-reference');
 
 const hasher = () => {
@@ -26,11 +26,7 @@ function pbkdf2SyncCost(options) {
  * check times one of these right beside each sign-in it judges.
  */
 function pbkdf2CpuCost(count = 1) {
-  const hash = hasher();
-  const before = process.cpuUsage();
-  for (let i = 0; i < count; i++) hash();
-  const { user, system } = process.cpuUsage(before);
-  return (user + system) / 1000 / count;
+  return cpuMsPerCall(hasher(), count);
 }
 
 /**

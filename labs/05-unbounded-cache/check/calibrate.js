@@ -20,6 +20,7 @@
 let warmedUp = false;
 
 const { median } = require('../../../scripts/harness/stats');
+const { cpuMsPerCall } = require('../../../scripts/harness/calibrate');
 const { cpuClockStep, repeatsForClock } = require('../../../scripts/checks/against-reference');
 
 /**
@@ -54,13 +55,7 @@ function quoteCost(pricingFile, keys, warmUpQuotes = 20) {
   for (let i = 0; i < 4; i++) quote();
   const roughUs = Number(process.hrtime.bigint() - started) / 1000 / 4;
   const { samples: count, perSample } = samplingFor(cpuClockStep(), roughUs);
-  const samples = [];
-  for (let s = 0; s < count; s++) {
-    const before = process.cpuUsage();
-    for (let i = 0; i < perSample; i++) quote();
-    const { user, system } = process.cpuUsage(before);
-    samples.push((user + system) / 1000 / perSample);
-  }
+  const samples = Array.from({ length: count }, () => cpuMsPerCall(quote, perSample));
   return { t: median(samples), quotes: keys.map(([product, region, currency]) => priceQuote(product, region, currency)) };
 }
 

@@ -209,27 +209,24 @@ test('an information item that is a sentence, not a figure, shows its label with
 // The fixtures' helper: which results of a cheat count as caught.
 describe('expectGates', () => {
   const { expectGates } = require('./helpers/lab-verdicts');
-  const SOONER = /a repeated quote comes back sooner/;
-  // A real result (lab 05's captured starter, for the fields a failure prints), its gates and responses set here.
+  // A real result (lab 05's captured starter, for the fields a failure prints), its gates set here.
   const { results } = require('../site/static/captures/index.json').labs['05-unbounded-cache'];
   const captured = results.starter;
-  const hitSavingGate = results.solution.gates.find((g) => g.id === 'hit-saving');
-  const result = ({ hitSaving, soonerFails, early = true }) => ({
+  const hitGate = results.solution.gates.find((g) => g.id === 'repeats-hit');
+  const result = ({ hits, early = true }) => ({
     ...captured,
     verdict: 'fail',
-    early: early ? { stage: 'timing repeated quotes', unmeasured: ['heap-per-quote'] } : null,
-    gates: [{ ...hitSavingGate, pass: hitSaving }],
-    responses: [{ name: 'a repeated quote comes back sooner than a new one', pass: !soonerFails }],
+    early: early ? { stage: 'counting repeated quotes', unmeasured: ['heap-per-quote'] } : null,
+    gates: [{ ...hitGate, pass: hits }],
   });
 
   test('a gate expected to fail that passed fails the fixture', () => {
-    expect(() => expectGates(result({ hitSaving: true, soonerFails: true }), { 'hit-saving': false, 'heap-per-quote': false }, { orResponse: SOONER })).toThrow(/Gate hit-saving passed/);
+    expect(() => expectGates(result({ hits: true }), { 'repeats-hit': false, 'heap-per-quote': false })).toThrow(/Gate repeats-hit passed/);
   });
 
-  test('unless the response case that judges the same thing failed, and the gate is named for it', () => {
-    const options = { orResponse: SOONER, orResponseFor: ['hit-saving'] };
-    expect(() => expectGates(result({ hitSaving: true, soonerFails: true }), { 'hit-saving': false, 'heap-per-quote': false }, options)).not.toThrow();
-    expect(() => expectGates(result({ hitSaving: true, soonerFails: false, early: false }), { 'hit-saving': false }, options)).toThrow(/Gate hit-saving passed/);
-    expect(() => expectGates(result({ hitSaving: false, soonerFails: false }), { 'hit-saving': false }, options)).not.toThrow();
+  test('a gate the check stopped before counts as unmeasured, if another expected failure was measured', () => {
+    expect(() => expectGates(result({ hits: false }), { 'repeats-hit': false, 'heap-per-quote': false })).not.toThrow();
+    expect(() => expectGates(result({ hits: true }), { 'heap-per-quote': false })).toThrow(/None of the gates this cheat should fail/);
+    expect(() => expectGates(result({ hits: false, early: false }), { 'heap-per-quote': false })).toThrow(/Gate heap-per-quote is missing/);
   });
 });

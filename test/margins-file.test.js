@@ -10,15 +10,15 @@ const path = require('node:path');
 const { writeMargins } = require('../scripts/lib/measure-lab');
 const { findLab, checkOf } = require('../scripts/lib/labs');
 
-const real = findLab('05');
-// The check's own thresholds (lab 05's), as its gates declare them.
+// Lab 04: one gate calibrated in units of t (latency-p50), one a plain ratio.
+const real = findLab('04');
+// The check's own thresholds (lab 04's), as its gates declare them.
 const declared = Object.fromEntries(Object.entries(checkOf(real).gates).map(([id, gate]) => [id, gate.threshold]));
 const summaryOf = (thresholdMs) => ({
   gates: [
-    { id: 'quotes-held', threshold: declared['quotes-held'], starter: { ratio: 1.18, worstMargin: -1.18 }, solution: { ratio: 0.99, worstMargin: 1.01 } },
-    { id: 'heap-per-quote', threshold: declared['heap-per-quote'], starter: { ratio: 19.3, worstMargin: -19 }, solution: { ratio: 0.26, worstMargin: 3.1 } },
+    { id: 'throughput-ratio', threshold: declared['throughput-ratio'], starter: { ratio: 0.05, worstMargin: -2.9 }, solution: { ratio: 0.98, worstMargin: 4.1 } },
     // A calibrated gate reports its threshold in milliseconds of this run.
-    { id: 'hit-saving', threshold: thresholdMs, starter: { ratio: 0.33, worstMargin: 2.6 }, solution: { ratio: 0.32, worstMargin: 2.7 } },
+    { id: 'latency-p50', threshold: thresholdMs, starter: { ratio: 9.1, worstMargin: -6.2 }, solution: { ratio: 0.1, worstMargin: 7.5 } },
   ],
   verdicts: { starter: { right: 10, total: 10 }, solution: { right: 10, total: 10 } },
   checkSeconds: { median: 7.8, max: 8 },
@@ -38,7 +38,7 @@ const gates = (ids) => Object.fromEntries(ids.map((id) => [id, { starter: { rati
 test('a bench records the thresholds as the check defines them, not one run\'s milliseconds', () => {
   writeMargins(lab, summaryOf(0.39), { node: 'v20.20.2', hogs: 0, runs: 10, machine: 'test' });
   expect(rows()[0].thresholds).toEqual(declared);
-  expect(declared['hit-saving']).not.toBe(0.39); // the calibrated gate's figure is its declared factor of t
+  expect(declared['latency-p50']).not.toBe(0.39); // the calibrated gate's figure is its declared factor of t
 });
 
 test('benches on other versions of the same design stay; the same version and hogs is replaced', () => {
@@ -49,14 +49,14 @@ test('benches on other versions of the same design stay; the same version and ho
 });
 
 test('rows of another design are dropped: other gates, or other recorded thresholds', () => {
-  const ids = ['quotes-held', 'heap-per-quote', 'hit-saving'];
+  const ids = ['latency-p50', 'throughput-ratio'];
   fs.writeFileSync(
     lab.marginsFile,
     JSON.stringify({
       about: 'test',
       benches: [
-        { node: 'v22.23.3', hogs: 0, gates: gates(['heap-per-quote', 'hit-saving']) }, // a gate since added
-        { node: 'v24.21.0', hogs: 0, thresholds: { 'quotes-held': 501, 'heap-per-quote': 50, 'hit-saving': 0.25 }, gates: gates(ids) },
+        { node: 'v22.23.3', hogs: 0, gates: gates(['latency-p50']) }, // a gate since added
+        { node: 'v24.21.0', hogs: 0, thresholds: { 'latency-p50': 0.5, 'throughput-ratio': 0.18 }, gates: gates(ids) },
         { node: 'v24.21.0', hogs: 1, gates: gates(ids) }, // same gates, thresholds not recorded: kept
       ],
     }),

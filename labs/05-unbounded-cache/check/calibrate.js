@@ -11,12 +11,14 @@
 // the first call of this process warms the model up with `warmUpQuotes`
 // untimed quotes (the check's setting calibrationWarmUp), later calls with
 // a few. How many it takes depends on the
-// Node version's tiering (measured on a 2-vCPU VM, batches of 10 quotes: on
-// Node 20 a quote reaches its steady 1.0 ms after about 10 quotes, on
-// Node 26 its 0.92 ms after about 40, on Node 24 it stays at 2.3 ms, its
-// Maglev code, for about 250 quotes before Turbofan's code brings it to
-// 0.93 ms). With 20 warm-up quotes, Node 24's t read 2.4 ms while the app
-// priced a quote in 1.0 ms, and a correct cache failed the check.
+// Node version's tiering (measured on a 2-vCPU VM, batches of 10 quotes,
+// when the model simulated 600 years a quote: on Node 20 a quote reached
+// its steady 1.0 ms after about 10 quotes, on Node 26 its 0.92 ms after
+// about 40, on Node 24 it stayed at 2.3 ms, its Maglev code, for about 250
+// quotes before Turbofan's code brought it to 0.93 ms; with 300 years, on
+// 2026-11-28, Node 24 still took about 250 quotes to go from 1.3-1.4 ms to
+// 0.7-0.8 ms). With 20 warm-up quotes, Node 24's t read 2.4 ms while the
+// app priced a quote in 1.0 ms, and a correct cache failed the check.
 let warmedUp = false;
 
 const { median } = require('../../../scripts/harness/stats');

@@ -668,8 +668,6 @@ module.exports = defineCheck(
     measure,
     explain: {
       kind: 'machine-independent',
-      calibration:
-        "The two count gates are exact: the check counts the calls to the model's priceQuote in every thread and process of the app, so a quote the app answered without one came from its cache. The memory gate is machine-independent: bytes per new product after a forced GC in every thread of the app. t, the CPU time of one quote from the lab's pricing model (timed in a plain Node process once its JIT has optimised the model, after 600 untimed quotes; again just before and just after the timed pairs), scales one response case: a repeated quote must come back sooner than a new one by a quarter of t, in the median of pairs timed one at a time.",
       noise: 't timed before and after the pairs of quotes differs by more than 1.5×, and whether a repeated quote came back sooner depends on which is used.',
     },
     captures: [{ load: true }, { tool: 'heap' }, { tool: 'gc' }],

@@ -214,6 +214,15 @@ async function measure(ctx) {
     loads.push(result);
     return result;
   };
+  // A load, with what the probe counted during it: the calls to the model
+  // (in every thread and process of the app) and the requests the app's own
+  // process received.
+  const countedLoad = async (keys, label, options) => {
+    const calls = await app.calls();
+    const { served } = await app.cpuAndRequests();
+    const result = await load(keys, label, options);
+    return { result, calls: (await app.calls()) - calls, served: (await app.cpuAndRequests()).served - served };
+  };
 
   progress(`Warm-up: quotes of ${SETTINGS.hotQuotes} products, asked for over and over for ${SETTINGS.warmupSeconds} s`);
   await load(warm, 'the warm-up', { amount: undefined, duration: SETTINGS.warmupSeconds });
@@ -229,28 +238,24 @@ async function measure(ctx) {
 
   // Gate 1: how many quotes the cache holds at once.
   progress(`Quotes for ${SETTINGS.fill} new products (more than the budget of ${SETTINGS.budget}), then the same ones again, newest first`);
-  const beforeFill = await app.calls();
-  const servedBeforeFill = (await app.cpuAndRequests()).served;
-  const fillLoad = await load(filled, 'the new products');
-  const afterFill = await app.calls();
+  const fill = await countedLoad(filled, 'the new products');
   // Asked for again under load, in order: a cache of at most 500 quotes
   // holds at most 500 of the 600 when this begins, and what it prices
   // meanwhile is a quote of this same pass, asked for already, so no order
   // of arrival can make it answer more than 500 from the cache (a request
   // that overtakes another can only make one more of them a miss).
-  const againLoad = await load([...filled].reverse(), 'the same products again');
+  const again = await countedLoad([...filled].reverse(), 'the same products again');
   // Each quote asked for again that did not call the model came from the
   // cache: counted, not timed (see the gate's comment).
-  const priced = (await app.calls()) - afterFill;
-  const servedInHeldCount = (await app.cpuAndRequests()).served - servedBeforeFill;
+  const priced = again.calls;
   const held = SETTINGS.fill - priced;
-  responses.push(modelUsedCase(afterFill - beforeFill));
+  responses.push(modelUsedCase(fill.calls));
   // Requests answered under load against those the app's own process
   // received: from this load on, the timed rounds' added later. Judged here
   // already, so that a check that stops at this point (on a count over its
   // limit, or another wrong answer) still names a cluster for what it is.
-  let answered = fillLoad.responses + againLoad.responses;
-  let received = servedInHeldCount;
+  let answered = fill.result.responses + again.result.responses;
+  let received = fill.served + again.served;
   // One case in the list, judged again (in place) once the rounds' requests are added.
   const servedHere = {};
   const judgeOwnProcess = () =>
@@ -283,11 +288,9 @@ async function measure(ctx) {
     const res = await get(app.url + quotePath(key)).catch((e) => e);
     if (key === hot[7]) responses.push(quoteCase(`GET ${quotePath(key)} (a product new to the app)`, res, expected(key)));
   }
-  const callsBeforeRepeats = await app.calls();
-  const servedBeforeRepeats = (await app.cpuAndRequests()).served;
-  const repeatLoad = await load(hot, 'the repeated quotes', { amount: undefined, duration: SETTINGS.seconds });
-  const pricedAgain = (await app.calls()) - callsBeforeRepeats;
-  received += (await app.cpuAndRequests()).served - servedBeforeRepeats;
+  const repeats = await countedLoad(hot, 'the repeated quotes', { amount: undefined, duration: SETTINGS.seconds });
+  const { result: repeatLoad, calls: pricedAgain } = repeats;
+  received += repeats.served;
   answered += repeatLoad.responses;
   // Calls can outnumber answers by the few requests still in flight when
   // the load stops: a share below zero is none.
@@ -668,7 +671,7 @@ module.exports = defineCheck(
     measure,
     explain: {
       kind: 'machine-independent',
-      noise: 't timed before and after the pairs of quotes differs by more than 1.5×, and whether a repeated quote came back sooner depends on which is used.',
+      noise: `t timed before and after the pairs of quotes differs by more than ${SETTINGS.tDrift}×, and whether a repeated quote came back sooner depends on which is used.`,
     },
     captures: [{ load: true }, { tool: 'heap' }, { tool: 'gc' }],
     tools: ['heap', 'gc', 'heapprofiler'],

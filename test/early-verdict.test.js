@@ -72,6 +72,16 @@ describe('a figure decides a fail once it is DECISIVE times past its threshold',
     expect(checkOf([]).decisive({ held: { value: 500 } })).toBe(false);
   });
 
+  test('a figure that says why its fail is certain decides at any margin, and carries the reason to the report', async () => {
+    const why = 'even the fastest tenth took two round trips';
+    expect(checkOf([]).decisive({ latency: { value: 1.2, per: 1, certain: why } })).toBe(true);
+    expect(checkOf([]).decisive({ latency: { value: 0.9, per: 1, certain: why } })).toBe(false); // it passes
+    const check = checkOf([['the load', { latency: { value: 1.2, per: 1, certain: why } }], ...ALL_PASS.slice(1)]);
+    const result = await check.run(contextFor(check));
+    expect(result.early.stage).toBe('the load');
+    expect(result.gates).toEqual([expect.objectContaining({ id: 'latency', pass: false, decisive: true, certain: why })]);
+  });
+
   test('a passing figure, however far inside, never decides', () => {
     expect(checkOf([]).decisive({ latency: { value: 0.001, per: 1 }, held: { value: 0 }, ratio: { value: 99 } })).toBe(false);
   });

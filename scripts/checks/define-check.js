@@ -165,8 +165,10 @@ function problemsOf(spec, tools) {
  * @param {string[]} spec.starterFails the gates the shipped starter must fail
  * @param {string[]} [spec.starterMayFail] gates the shipped starter fails on some machines or
  *   Node versions and not on others (say why beside it); its verdict does not depend on them
- * @param {(ctx) => Promise<{figures:Record<string,{value:number, per?:number, scale?:string}>,
+ * @param {(ctx) => Promise<{figures:Record<string,{value:number, per?:number, scale?:string, certain?:string}>,
  *   responses:object[], info?:object[], noise?:string[], series?:object}>} spec.measure
+ *   A figure's `certain` says why, if it fails, nothing measured later could
+ *   undo the fail (ctx.decide then stops the check there).
  * @param {object} spec.standardLoad the load of `workbook load`, `profile`, `capture`: its
  *   `path` (GET), or `request(i)`, each request of the load as `{ method, path, headers, body }`
  *   (e.g. a batch to POST), with `path` naming the route
@@ -274,9 +276,13 @@ function judge(gates, figures, file, { partial = false } = {}) {
       pass_meaning: g.pass,
       fail_meaning: g.fail,
     });
-    // A fail no noise elsewhere could undo: a count over its limit, or a
-    // figure DECISIVE times past its threshold (what stops a check early).
-    judged.decisive = !judged.pass && (Boolean(g.exact) || judged.margin >= DECISIVE);
+    // A fail no noise elsewhere could undo: a count over its limit, a
+    // figure DECISIVE times past its threshold, or a figure whose measure
+    // says why its fail is already certain (`certain`, a sentence the report
+    // shows: lab 07's latency when even the fastest tenth of the requests
+    // took two round trips). What stops a check early.
+    judged.decisive = !judged.pass && (Boolean(g.exact) || judged.margin >= DECISIVE || Boolean(figure.certain));
+    if (judged.decisive && figure.certain) judged.certain = figure.certain;
     return [judged];
   });
 }

@@ -86,10 +86,12 @@ function formatResult(result) {
   if (result.early) {
     out.push('');
     const exact = new Set(Object.entries(checkOf(labs.find((l) => l.slug === result.lab)).gates).filter(([, g]) => g.exact).map(([id]) => id));
-    const decisive = (g) => !g.pass && (exact.has(g.id) || g.margin >= DECISIVE);
-    const decided = result.gates
-      .filter(decisive)
-      .map((g) => (exact.has(g.id) ? `${g.label} is a count, and it is over its limit` : `${g.label} was already ${marginText(g)} (${DECISIVE}× decides)`));
+    const decisive = (g) => !g.pass && (exact.has(g.id) || g.margin >= DECISIVE || Boolean(g.certain));
+    const decided = result.gates.filter(decisive).map((g) => {
+      if (exact.has(g.id)) return `${g.label} is a count, and it is over its limit`;
+      if (g.margin >= DECISIVE) return `${g.label} was already ${marginText(g)} (${DECISIVE}× decides)`;
+      return `${g.label} was ${marginText(g)}, and ${g.certain}`;
+    });
     // Named rather than counted: one case may stand for many answers ("the
     // answers to 490 addresses … 43 of them wrong").
     const failed = result.responses.filter((r) => !r.pass).map((r) => r.name);

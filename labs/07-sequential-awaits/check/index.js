@@ -154,70 +154,84 @@ async function measure(ctx) {
       }),
     );
 
-    revision = 3;
-    progress(`Checking the same users again after their data changed (revision ${revision})`);
-    for (const id of SAMPLE_USERS.slice(0, 3)) {
-      const res = await get(`${app.url}/dashboard/${id}`).catch((e) => e);
-      responses.push(dashboardCase(`GET /dashboard/${id} after the data changed`, res, id, revision));
-    }
-    ctx.assertAlive(app, 'while its responses were checked');
-
-    revision = 4;
-    progress(`When services fail: one answers 503, one never answers (the app gives up after DOWNSTREAM_TIMEOUT_MS = ${timeoutMs} ms), then all three fail`);
-    responses.push(...(await failureCases(app, { faults, revision, deadlineMs: timeoutMs + 4 * d })));
-    ctx.assertAlive(app, 'after its downstream services failed');
-
     const p50 = load.latency.p50;
     const p10 = load.raw.latency.p10;
     const threshold = THRESHOLD * d;
+    const latencyFigure = (certain) => ({
+      'latency-p50': { value: p50, per: d, scale: `d = ${d} ms, the delay of each downstream service`, certain },
+    });
+    const spread = overlapOf(arrivals);
+    const info = () => [
+      { id: 'd', label: 'delay of each downstream service (d)', value: d, unit: 'ms' },
+      {
+        id: 'rounds',
+        label: 'median /dashboard latency under load, in round trips of d',
+        value: p50 / d,
+        unit: 'd',
+        text: `p10 ${p10.toFixed(0)} ms, p90 ${load.latency.p90.toFixed(0)} ms`,
+      },
+      {
+        id: 'cpu',
+        label: 'CPU the app used during the load',
+        value: cpuShare * 100,
+        unit: '% of one core',
+        text: 'the app spends most of each request waiting, not computing',
+      },
+      { id: 'throughput', label: `/dashboard throughput, ${SETTINGS.connections} connections`, value: load.requestsPerSec, unit: 'req/s' },
+      {
+        id: 'call-spread',
+        label: 'time from the first to the last of one dashboard\'s three calls (median, lone requests)',
+        value: spread,
+        unit: 'ms',
+        text: spread < d / 2 ? 'the calls were made together' : 'each call waited for the one before it',
+      },
+      { id: 'lone', label: 'one dashboard at a time (median)', value: median(lone), unit: 'ms' },
+    ];
+    const series = () => ({ d, p10, p50, p90: load.latency.p90, requestsPerSec: load.requestsPerSec, cpuShare, calls: { ...calls } });
     // An app that makes its calls in rounds cannot answer faster than d per
     // round: with two rounds or more, not even the fastest tenth of its
     // dashboards comes in under 2 d. A median past the threshold while the
     // fastest tenth took less than 2 d is one round of calls that the
-    // machine held up, not the code's shape.
+    // machine held up, not the code's shape (the noise below). A median past
+    // it with the fastest tenth at 2 d or more is the code's shape: what is
+    // left to check (stale data, failing services) could only add failures,
+    // so the verdict is certain here and the learner waits no longer.
+    if (p50 >= threshold && p10 >= 2 * d) {
+      ctx.decide(
+        {
+          figures: latencyFigure(
+            `even the fastest tenth of the dashboards took two round trips or more (p10 ${p10.toFixed(0)} ms, 2 d = ${2 * d} ms): the calls come in rounds, the machine did not hold them up`,
+          ),
+          responses,
+          info: info(),
+          series: series(),
+        },
+        'the load',
+      );
+    }
+
+    revision = 3;
+    progress(`Checking the same users again after their data changed (revision ${revision})`);
+    const changed = SAMPLE_USERS.slice(0, 3);
+    const answers = await Promise.all(changed.map((id) => get(`${app.url}/dashboard/${id}`).catch((e) => e)));
+    changed.forEach((id, i) => responses.push(dashboardCase(`GET /dashboard/${id} after the data changed`, answers[i], id, revision)));
+    ctx.assertAlive(app, 'while its responses were checked');
+
+    revision = 4;
+    progress(`When services fail, three users at once: for one a service answers 503, for one a service never answers (the app gives up after DOWNSTREAM_TIMEOUT_MS = ${timeoutMs} ms), for one all three fail`);
+    responses.push(...(await failureCases(app, { faults, revision, deadlineMs: timeoutMs + 4 * d })));
+    ctx.assertAlive(app, 'after its downstream services failed');
+
     const noise =
       p50 >= threshold && p10 < 2 * d
         ? [`the fastest tenth of the dashboards took ${p10.toFixed(0)} ms, under two round trips (${2 * d} ms), so the calls were made together, but the median took ${p50.toFixed(0)} ms: the machine held requests up`]
         : [];
-    const spread = overlapOf(arrivals);
-
     return {
-      figures: {
-        'latency-p50': {
-          value: p50,
-          per: d,
-          scale: `d = ${d} ms, the delay of each downstream service`,
-        },
-      },
+      figures: latencyFigure(),
       responses,
-      info: [
-        { id: 'd', label: 'delay of each downstream service (d)', value: d, unit: 'ms' },
-        {
-          id: 'rounds',
-          label: 'median /dashboard latency under load, in round trips of d',
-          value: p50 / d,
-          unit: 'd',
-          text: `p10 ${p10.toFixed(0)} ms, p90 ${load.latency.p90.toFixed(0)} ms`,
-        },
-        {
-          id: 'cpu',
-          label: 'CPU the app used during the load',
-          value: cpuShare * 100,
-          unit: '% of one core',
-          text: 'the app spends most of each request waiting, not computing',
-        },
-        { id: 'throughput', label: `/dashboard throughput, ${SETTINGS.connections} connections`, value: load.requestsPerSec, unit: 'req/s' },
-        {
-          id: 'call-spread',
-          label: 'time from the first to the last of one dashboard\'s three calls (median, lone requests)',
-          value: spread,
-          unit: 'ms',
-          text: spread < d / 2 ? 'the calls were made together' : 'each call waited for the one before it',
-        },
-        { id: 'lone', label: 'one dashboard at a time (median)', value: median(lone), unit: 'ms' },
-      ],
+      info: info(),
       noise,
-      series: { d, p10, p50, p90: load.latency.p90, requestsPerSec: load.requestsPerSec, cpuShare, calls: { ...calls } },
+      series: series(),
     };
   } finally {
     await downstream.close();
@@ -276,7 +290,6 @@ function dashboardCase(name, res, id, revision, failed = []) {
  * within its timeout and a round of calls, with what it could get.
  */
 async function failureCases(app, { faults, revision, deadlineMs }) {
-  const cases = [];
   const within = async (name, id, judge) => {
     const res = await get(`${app.url}/dashboard/${id}`, { timeoutMs: deadlineMs * 4 }).catch((e) => e);
     const judged = judge(res);
@@ -285,20 +298,23 @@ async function failureCases(app, { faults, revision, deadlineMs }) {
     }
     return { ...judged, name };
   };
+  // Each user's fault is its own, so the three are asked at once: the check
+  // waits for the slowest (the call that never answers) and no longer, and
+  // an app that handles one failure by breaking another's dashboard shows it.
   faults.set(21, { recommendations: 'fail' });
-  cases.push(await within('GET /dashboard/21 while recommendations answers 503', 21, (res) => dashboardCase('', res, 21, revision, ['recommendations'])));
   faults.set(22, { orders: 'hang' });
-  cases.push(await within('GET /dashboard/22 while orders never answers', 22, (res) => dashboardCase('', res, 22, revision, ['orders'])));
   faults.set(23, { profile: 'fail', orders: 'fail', recommendations: 'fail' });
-  cases.push(
-    await within('GET /dashboard/23 while all three services answer 503', 23, (res) =>
+  const cases = await Promise.all([
+    within('GET /dashboard/21 while recommendations answers 503', 21, (res) => dashboardCase('', res, 21, revision, ['recommendations'])),
+    within('GET /dashboard/22 while orders never answers', 22, (res) => dashboardCase('', res, 22, revision, ['orders'])),
+    within('GET /dashboard/23 while all three services answer 503', 23, (res) =>
       responseCase('', res, {
         status: 502,
         describe: 'status 502 {"error":"…"}',
         body: (body) => (typeof json({ body })?.error === 'string' ? null : `no "error" message in ${body.slice(0, 80)}`),
       }),
     ),
-  );
+  ]);
   return cases;
 }
 

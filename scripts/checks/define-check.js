@@ -173,6 +173,8 @@ function problemsOf(spec, tools) {
  *   `path` (GET), or `request(i)`, each request of the load as `{ method, path, headers, body }`
  *   (e.g. a batch to POST), with `path` naming the route
  * @param {object} [spec.settings] the check's own measurement knobs, shown on the site
+ * @param {boolean} [spec.timesStart] the check times the app's start from its spawn (lab 14):
+ *   nothing of the check's own runs while its apps start (see CheckContext.start)
  * @param {string[]} [spec.nodeArgs] node flags the app runs with in every mode (e.g. a
  *   production heap limit): a check, `workbook run`, `load`, `profile` and `capture` alike
  * @param {string} [spec.countCalls] "file#name": the app's calls to that function of that
@@ -209,6 +211,7 @@ function defineCheck(spec, file = 'a check module') {
   const gates = spec.gates;
   return Object.freeze({
     ...spec,
+    timesStart: Boolean(spec.timesStart),
     nodeArgs: spec.nodeArgs || [],
     countCalls: spec.countCalls || null,
     services: spec.services || null,

@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { startApp, AppError } = require('../harness/app-process');
+const { loadGenerator } = require('../harness/run-load');
 const { startInChild } = require('../harness/in-child');
 const { removeTemp } = require('../harness/temp');
 const { verdictOf } = require('./gates');
@@ -151,7 +152,15 @@ class CheckContext {
           `declare ${extra.length === 1 ? 'it' : 'them'} in the check's services (services.env), or leave ${extra.length === 1 ? 'it' : 'them'} out.`,
       );
     }
-    options = { ...options, nodeArgs: [...this.check.nodeArgs, ...(options.nodeArgs || [])], countCalls: this.check.countCalls || undefined };
+    options = {
+      ...options,
+      nodeArgs: [...this.check.nodeArgs, ...(options.nodeArgs || [])],
+      countCalls: this.check.countCalls || undefined,
+      // The load generator's modules load while the app starts on another
+      // core, rather than when a load begins; not in a check that times the
+      // start itself, whose own process must be free to see the app answer.
+      whileStarting: this.check.timesStart ? undefined : loadGenerator,
+    };
     try {
       const app = await startApp(file, options);
       app.role = role;

@@ -48,6 +48,8 @@ class AppError extends Error {
  *   collector does, at a rate the caller sets (`app.stdout.setRate(bytesPerSecond)`), and hand
  *   each complete line to `onLine` (see stdout-collector.js); the app's stdout is the same pipe
  *   as without it, read as fast as it comes until a rate is set
+ * @param {() => void} [options.whileStarting] work of the caller's own, done right after the
+ *   app is spawned, while it starts on another core (a check loads its load generator then)
  * @returns {Promise<AppHandle>}
  */
 async function startApp(appFile, options = {}) {
@@ -74,7 +76,7 @@ async function startApp(appFile, options = {}) {
   }
 }
 
-async function startProbed(file, { timeoutMs, nodeArgs, env, output, launch, cwd, collector }) {
+async function startProbed(file, { timeoutMs, nodeArgs, env, output, launch, cwd, collector, whileStarting }) {
   // Every thread and Node process of the app reports its memory and CPU
   // here; the app's main thread also takes the harness's questions here.
   const census = await createCensus();
@@ -108,6 +110,7 @@ async function startProbed(file, { timeoutMs, nodeArgs, env, output, launch, cwd
     child.stderr.pipe(output, { end: false });
   }
   try {
+    if (whileStarting) whileStarting();
     await handle.listening(timeoutMs);
   } catch (err) {
     await handle.stop();

@@ -29,6 +29,16 @@ const { startSampler } = require('./response-sampler');
  * @param {(elapsedMs:number) => Promise<boolean>|boolean} [options.stopEarly] asked every
  *   250 ms; when it says true, the load ends there (a check whose verdict is already certain)
  */
+/**
+ * autocannon, loaded on first use: CLI commands that never load an app start
+ * sooner. Its modules take about 0.2 s to load (2-vCPU VM), so a check loads
+ * it while its app starts (run-check.js), not when a load begins, where it
+ * would also stall the check's own probes.
+ */
+function loadGenerator() {
+  return require('autocannon');
+}
+
 async function runLoad(options) {
   const { url, connections = 10, duration, amount, timeout = 10, probe, probes = [], sample, onTick, stopEarly, sampleMs = 50 } = options;
   const requests = requestList(options.path);
@@ -39,8 +49,7 @@ async function runLoad(options) {
   const probers = routes.map((route) => startRouteProbe(route.baseUrl || url, route));
   const sampler = sample ? startSampler(url, { ...sample, path: sampledPath }) : null;
 
-  // Loaded on first use: CLI commands that never load an app start sooner.
-  const autocannon = require('autocannon');
+  const autocannon = loadGenerator();
   const instance = autocannon({
     url,
     connections,
@@ -143,4 +152,4 @@ function requestList(path) {
   return (Array.isArray(path) ? path : [path]).map((p) => ({ path: p }));
 }
 
-module.exports = { runLoad };
+module.exports = { loadGenerator, runLoad };

@@ -337,6 +337,9 @@ module.exports = defineCheck(
       },
     },
     starterFails: ['first-answers', 'start-waits'],
+    // It times each start from the spawn: nothing of the check's own may
+    // run in its process meanwhile (define-check.js).
+    timesStart: true,
     settings: SETTINGS,
     standardLoad,
     advice: 'Profile the start with `npx workbook profile 14 --tool startup`: what does the top level load, parse, compile and wait for before the first answer?',

@@ -86,8 +86,8 @@ function formatResult(result) {
   if (result.early) {
     out.push('');
     const exact = new Set(Object.entries(checkOf(labs.find((l) => l.slug === result.lab)).gates).filter(([, g]) => g.exact).map(([id]) => id));
-    const decisive = (g) => !g.pass && (exact.has(g.id) || g.margin >= DECISIVE || Boolean(g.certain));
-    const decided = result.gates.filter(decisive).map((g) => {
+    // Which gates decided, as judge() marked them (define-check.js); here only why, in words.
+    const decided = result.gates.filter((g) => g.decisive).map((g) => {
       if (exact.has(g.id)) return `${g.label} is a count, and it is over its limit`;
       if (g.margin >= DECISIVE) return `${g.label} was already ${marginText(g)} (${DECISIVE}× decides)`;
       return `${g.label} was ${marginText(g)}, and ${g.certain}`;

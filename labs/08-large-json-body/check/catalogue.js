@@ -168,7 +168,7 @@ function loadCatalogue(seed, count = COUNT, { features = false } = {}) {
   const full = bases[features ? 'features' : 'standard']; // seed 0's full blocks, by index
   // A full block is the same in a catalogue of any size; a last, partial one is not kept.
   const baseBlock = (j) => ((j + 1) * BLOCK > count ? blockOf(0, j, count, features) : (full[j] ??= blockOf(0, j, count, features)));
-  const k = seed % blocks;
+  const k = ownBlock(seed, count);
   const chosen = Array.from({ length: blocks }, (_, j) => (j === k ? blockOf(seed, k, count, features) : baseBlock(j)));
   const summary = { received: count, imported: 0, rejected: 0, units: 0, valueCents: 0 };
   for (const b of chosen) for (const f of ['imported', 'rejected', 'units', 'valueCents']) summary[f] += b.summary[f];
@@ -189,9 +189,14 @@ function* baseBlocks(count, { features = false } = {}) {
   }
 }
 
-/** The seed that record `i` of loadCatalogue(seed, count) is made from: its own block's, or seed 0's. */
+/** The one block of loadCatalogue(seed, count) made from `seed`: the others are seed 0's. */
+function ownBlock(seed, count) {
+  return seed % Math.ceil(count / BLOCK);
+}
+
+/** The seed that record `i` of loadCatalogue(seed, count) is made from. */
 function loadSeedOf(seed, i, count = COUNT) {
-  return Math.floor(i / BLOCK) === seed % Math.ceil(count / BLOCK) ? seed : 0;
+  return Math.floor(i / BLOCK) === ownBlock(seed, count) ? seed : 0;
 }
 const OPEN = Buffer.from('{"products":[');
 const CLOSE = Buffer.from(']}');

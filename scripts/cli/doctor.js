@@ -40,7 +40,7 @@ function cores() {
 }
 
 function installed() {
-  const needed = ['express', 'fastify', 'autocannon', 'handlebars', '0x', 'clinic', '@clinic/doctor', 'jest', 'markdown-it', 'diff'];
+  const needed = ['express', 'fastify', 'autocannon', 'handlebars', '0x', '@clinic/doctor', '@clinic/flame', '@clinic/bubbleprof', '@clinic/heap-profiler', 'jest', 'markdown-it', 'diff'];
   const missing = needed.filter((name) => {
     try {
       require.resolve(`${name}/package.json`, { paths: [ROOT] });

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { writeMargins } = require('../scripts/lib/measure-lab');
-const { findLab, checkOf } = require('../scripts/lib/labs');
+const { findLab, checkOf, labs: allLabs, marginsOf } = require('../scripts/lib/labs');
 
 // Lab 04: one gate calibrated in units of t (latency-p50), one a plain ratio.
 const real = findLab('04');
@@ -63,4 +63,21 @@ test('rows of another design are dropped: other gates, or other recorded thresho
   );
   writeMargins(lab, summaryOf(0.39), { node: 'v20.20.2', hogs: 0, runs: 10, machine: 'test' });
   expect(rows().map((r) => `${r.node}/${r.hogs}`)).toEqual(['v20.20.2/0', 'v24.21.0/1']);
+});
+
+test('each row names the machine it was measured on; a file from before rows did loses its one machine', () => {
+  fs.writeFileSync(lab.marginsFile, JSON.stringify({ about: 'test', machine: 'the last bench\'s machine', benches: [{ node: 'v24.21.0', hogs: 1, machine: 'another VM', gates: gates(['latency-p50', 'throughput-ratio']) }] }));
+  writeMargins(lab, summaryOf(0.39), { node: 'v20.20.2', hogs: 0, runs: 10, machine: '2 CPUs, AMD EPYC, linux-x64' });
+  const file = JSON.parse(fs.readFileSync(lab.marginsFile, 'utf8'));
+  expect(file.machine).toBeUndefined();
+  expect(file.benches.map((r) => `${r.node}: ${r.machine}`)).toEqual(['v20.20.2: 2 CPUs, AMD EPYC, linux-x64', 'v24.21.0: another VM']);
+});
+
+test('every lab\'s recorded rows name their machine', () => {
+  for (const each of allLabs) {
+    const margins = marginsOf(each);
+    if (!margins) continue;
+    expect({ lab: each.id, machine: margins.machine }).toEqual({ lab: each.id, machine: undefined });
+    for (const row of margins.benches) expect({ lab: each.id, node: row.node, machine: typeof row.machine }).toEqual({ lab: each.id, node: row.node, machine: 'string' });
+  }
 });

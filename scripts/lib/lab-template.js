@@ -186,8 +186,7 @@ TODO: one moment worth showing on the projector before learners try it.
 `;
 
 const MARGINS = {
-  about: "Measured by `npm run bench -- --runs 10 [--hog] --write`: per gate and side, the median figure divided by its threshold (ratio) and the worst run's margin (positive: inside the threshold by that factor; negative: past it). One row per Node version and number of CPU hogs.",
-  machine: null,
+  about: "Measured by `npm run bench -- --runs 10 [--hog] --write`: per gate and side, the median figure divided by its threshold (ratio) and the worst run's margin (positive: inside the threshold by that factor; negative: past it). One row per Node version and number of CPU hogs, each with the machine it was measured on.",
   benches: [],
 };
 

@@ -84,12 +84,14 @@ function marginText(m) {
 /**
  * Records a bench's summary in the lab's check/margins.json: one row per
  * (Node version, hog count); a new bench replaces the row it measured again.
- * Only benches of 10 runs or more are worth recording as margins.
+ * Only benches of 10 runs or more are worth recording as margins. Each row
+ * names the machine it was measured on: rows of other versions stay when a
+ * bench runs elsewhere, so one machine for the whole file would misname them.
  */
 function writeMargins(lab, summary, { node, hogs, runs, machine, date = new Date().toISOString().slice(0, 10) }) {
   const fs = require('node:fs');
   const { marginsOf, checkOf } = require('./labs');
-  const margins = marginsOf(lab) || { about: 'Measured by `npm run bench -- --runs 10 [--hog] --write`.', machine, benches: [] };
+  const margins = marginsOf(lab) || { about: 'Measured by `npm run bench -- --runs 10 [--hog] --write`.', benches: [] };
   // The thresholds as the check defines them (a calibrated one in units of
   // its yardstick, e.g. 0.35 t, not the milliseconds of one run).
   const defined = checkOf(lab).gates || {};
@@ -99,6 +101,7 @@ function writeMargins(lab, summary, { node, hogs, runs, machine, date = new Date
     hogs,
     runs,
     date,
+    machine,
     thresholds,
     gates: Object.fromEntries(
       summary.gates.map((g) => [
@@ -113,7 +116,8 @@ function writeMargins(lab, summary, { node, hogs, runs, machine, date = new Date
     verdicts: Object.fromEntries(Object.entries(summary.verdicts).map(([side, v]) => [side, `${v.right}/${v.total}`])),
     checkSeconds: { median: Number(summary.checkSeconds.median.toFixed(1)), max: Number(summary.checkSeconds.max.toFixed(1)) },
   };
-  margins.machine = machine || margins.machine;
+  // Files from before rows named their machine said it once, for the last bench.
+  delete margins.machine;
   // A row of another design of the check (other gates, or other thresholds
   // where the row recorded them) says nothing about this one: dropped.
   const sameDesign = (b) =>

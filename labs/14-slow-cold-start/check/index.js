@@ -283,8 +283,9 @@ module.exports = defineCheck(
     //   starter 17-30 E. Each of the start's costs left alone (the
     //   half-fixes in solutions/14-slow-cold-start/fixtures.test.js) adds
     //   5-9 E: they measured 9.4-12.6 E, so 6 E fails each of them (1.5x or
-    //   more). The bench (2-vCPU Intel Xeon, 2026-11-27, 10 runs a side,
-    //   Node 20, 24 and 26): the reference 1.8-1.9 E at the median and 3.0
+    //   more). The bench (10 runs a side; Node 20 on a
+    //   2-vCPU Intel Xeon VM, 2026-11-27, Node 24 and 26 on a 2-vCPU AMD
+    //   EPYC VM, 2026-11-26; margins.json names each row's machine): the reference 1.8-1.9 E at the median and 3.0
     //   E in its worst run (Node 24: 2.0x inside), the starter 30-38 E at
     //   the median and 25 E in its least (4.2x past). No threshold sits
     //   2.5x from both the reference's worst and the half-fixes' 9.4 E; 6 E

@@ -15,9 +15,9 @@ function factorText(margin) {
   return `${margin >= 10 ? margin.toFixed(0) : margin.toFixed(1)}×`;
 }
 
-/** "Node v24.21.0, 1 CPU hog" */
+/** "Node v24.21.0, 1 CPU hog, 2 CPUs, AMD EPYC, linux-x64": the machine when the row names it. */
 function benchText(bench) {
-  return `Node ${bench.node}, ${bench.hogs} CPU hog${bench.hogs === 1 ? '' : 's'}`;
+  return `Node ${bench.node}, ${bench.hogs} CPU hog${bench.hogs === 1 ? '' : 's'}${bench.machine ? `, ${bench.machine}` : ''}`;
 }
 
 /**
@@ -46,12 +46,16 @@ function worstMargins(gates, margins) {
   });
 }
 
-/** The benches of a margins file, one line per Node version: "Node v20.20.2: 2 benches of 10 runs, with 0 and 1 CPU hog beside the check". */
+/**
+ * The benches of a margins file, one line per Node version and machine:
+ * "Node v20.20.2 (2 CPUs, AMD EPYC, linux-x64): 2 benches of 10 runs, with 0 and 1 CPU hog beside the check".
+ */
 function benchesText(margins) {
   const byNode = new Map();
   for (const bench of (margins && margins.benches) || []) {
-    if (!byNode.has(bench.node)) byNode.set(bench.node, []);
-    byNode.get(bench.node).push(bench);
+    const key = bench.machine ? `${bench.node} (${bench.machine})` : bench.node;
+    if (!byNode.has(key)) byNode.set(key, []);
+    byNode.get(key).push(bench);
   }
   return [...byNode].map(([node, list]) => {
     const hogs = list.map((b) => b.hogs).sort((a, b) => a - b);

@@ -16,7 +16,7 @@ const { labs, ROOT, checkOf, marginsOf } = require('../scripts/lib/labs');
 const { CHART_KINDS } = require('../scripts/checks/define-check');
 const { nextStepParts, partsToText } = require('../scripts/lib/wording');
 const { planAgenda, clockText } = require('../site/src/lib/agenda');
-const { worstMargins, factorText } = require('../site/src/lib/margins');
+const { worstMargins, factorText, benchesText } = require('../site/src/lib/margins');
 const SITE_KINDS = require('../site/src/components/LabCharts/kinds').CHART_KINDS;
 const { shippedContent } = require('../scripts/lib/shipped');
 const { readWalkthrough } = require('../scripts/lib/walkthrough');
@@ -309,6 +309,10 @@ describe('the built site', () => {
           expect(text).toContain(`${factorText(row[side].margin)} ${where}`);
         }
       }
+    }
+    // Each lab's benches, with the machine each ran on.
+    for (const lab of labs) {
+      for (const sentence of benchesText(marginsOf(lab))) expect(squash(text)).toContain(squash(sentence));
     }
     // No claim the margins do not back.
     expect(text).not.toMatch(/at least about 3× away/);

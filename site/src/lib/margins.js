@@ -47,21 +47,27 @@ function worstMargins(gates, margins) {
 }
 
 /**
- * The benches of a margins file, one line per Node version and machine:
- * "Node v20.20.2 (2 CPUs, AMD EPYC, linux-x64): 2 benches of 10 runs, with 0 and 1 CPU hog beside the check".
+ * The benches of a margins file, one sentence per machine, one clause per Node version:
+ * "On 2 CPUs, AMD EPYC, linux-x64: Node v20.20.2, 2 benches of 10 runs (0 and 1 CPU hog beside the check); Node v26.12.1, 1 bench of 10 runs (0 CPU hogs beside the check)".
+ * Rows from before rows named their machine are "On an unrecorded machine".
  */
 function benchesText(margins) {
-  const byNode = new Map();
+  const byMachine = new Map();
   for (const bench of (margins && margins.benches) || []) {
-    const key = bench.machine ? `${bench.node} (${bench.machine})` : bench.node;
-    if (!byNode.has(key)) byNode.set(key, []);
-    byNode.get(key).push(bench);
+    const machine = bench.machine || '';
+    if (!byMachine.has(machine)) byMachine.set(machine, new Map());
+    const byNode = byMachine.get(machine);
+    if (!byNode.has(bench.node)) byNode.set(bench.node, []);
+    byNode.get(bench.node).push(bench);
   }
-  return [...byNode].map(([node, list]) => {
-    const hogs = list.map((b) => b.hogs).sort((a, b) => a - b);
-    const runs = [...new Set(list.map((b) => b.runs))].join(' or ');
-    const hogList = hogs.length > 1 ? `${hogs.slice(0, -1).join(', ')} and ${hogs.at(-1)}` : String(hogs[0]);
-    return `Node ${node}: ${list.length} bench${list.length === 1 ? '' : 'es'} of ${runs} runs, with ${hogList} CPU hog${hogs.at(-1) === 1 ? '' : 's'} beside the check`;
+  return [...byMachine].map(([machine, byNode]) => {
+    const clauses = [...byNode].map(([node, list]) => {
+      const hogs = list.map((b) => b.hogs).sort((a, b) => a - b);
+      const runs = [...new Set(list.map((b) => b.runs))].join(' or ');
+      const hogList = hogs.length > 1 ? `${hogs.slice(0, -1).join(', ')} and ${hogs.at(-1)}` : String(hogs[0]);
+      return `Node ${node}, ${list.length} bench${list.length === 1 ? '' : 'es'} of ${runs} runs (${hogList} CPU hog${hogs.at(-1) === 1 ? '' : 's'} beside the check)`;
+    });
+    return `On ${machine || 'an unrecorded machine'}: ${clauses.join('; ')}`;
   });
 }
 

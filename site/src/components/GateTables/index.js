@@ -220,7 +220,7 @@ export function MarginsTable() {
             <li key={lab.slug}>
               <LabLink lab={lab.id} />
               {lab.margins ? (
-                <>: {benchesText(lab.margins).join('; ')}.</>
+                <>. {benchesText(lab.margins).join('. ')}.</>
               ) : (
                 ': no margins recorded yet.'
               )}

@@ -19,6 +19,7 @@ const { setTimeout: sleep, setImmediate } = require('node:timers/promises');
 const { get, json } = require('../../../scripts/harness/http-client');
 const { median } = require('../../../scripts/harness/stats');
 const { startRouteProbe } = require('../../../scripts/harness/route-probe');
+const { runInChild } = require('../../../scripts/harness/in-child');
 const { routesUnderLoad, slowestRoute } = require('../../../scripts/checks/under-load');
 const { responseCase, ownProcessCase, truncate, counted } = require('../../../scripts/checks/gates');
 const { defineCheck } = require('../../../scripts/checks/define-check');
@@ -199,7 +200,7 @@ async function prepareImports() {
 async function measure(ctx) {
   const { progress } = ctx;
   progress('Calibrating: timing one JSON.parse of a 4.3 MB import on this machine (t)');
-  const before = await ctx.calibrator(CALIBRATE).call('jsonParseCost', []);
+  const before = await runInChild(CALIBRATE, 'jsonParseCost');
   const t = before.median;
   progress(`t = ${t.toFixed(1)} ms here. Starting the app, and preparing the imports the check sends`);
 
@@ -306,12 +307,13 @@ async function measure(ctx) {
   const countedAfter = await app.cpuAndRequests();
   ctx.assertAlive(app, 'under load');
 
-  // In a new process, timed as the first: a process that has parsed before
-  // has grown its heap, and parses with fewer collections (on Node 24, 1.6-
-  // 1.7x faster here on an idle machine, once 2.4x under the app's load), so
-  // timing the first process again read a steady machine as a busy one.
+  // In a new process (each timing has its own, ended after it), timed as the
+  // first: a process that has parsed before has grown its heap, and parses
+  // with fewer collections (on Node 24, 1.6-1.7x faster here on an idle
+  // machine, once 2.4x under the app's load), so timing the first process
+  // again read a steady machine as a busy one.
   progress('Calibrating again, to see whether the machine stayed steady');
-  const after = await ctx.calibrator(CALIBRATE).call('jsonParseCost', []);
+  const after = await runInChild(CALIBRATE, 'jsonParseCost');
   progress(`  t = ${after.median.toFixed(1)} ms now, ${t.toFixed(1)} ms at the start`);
 
   const wrong = imports.filter((r) => r.problem);

@@ -22,12 +22,28 @@ const SETTINGS = {
   // At most. From the fourth round on, rounds stop once they decide the
   // verdict (roundsUntilDecided): all agree and lie 1.5× or more from the
   // threshold, or their median's 90% interval lies on one side of it. On a
-  // quiet machine that is four to eight rounds; the rest are for machines
+  // quiet machine that is four or five rounds; the rest are for machines
   // whose speed jumps from one round to the next.
   rounds: 20,
   minRounds: 4,
   seconds: 0.35,
-  warmupSeconds: 0.6,
+  // Each app's warm-up, the same load unmeasured, before the rounds: what a
+  // request costs is judged once V8 has optimised both apps' hot paths.
+  // Both still speed up through their first two seconds of load (Node 26,
+  // 2-vCPU AMD EPYC VM, 2026-12-02: the starter's requests per CPU-second
+  // 7-9k in its first round after 1.5 s, 16-18k from the second on; the
+  // reference's 14-18k after 0.6 s, 30k+ later), and each app at its own
+  // pace: after 0.6 s the rounds' ratios spread from 0.28 to 1.11 and two
+  // starter checks in nine took 20 rounds, "too noisy", and a second
+  // measurement (27 and 31 s); after 2 s, in ten checks on Node 24 and 26,
+  // the starter's ratios read 0.41-0.61 but for one 0.86, and each check
+  // decided in 5 rounds (once 8), in 9.1-11.6 s. What it costs, in the
+  // bench (ten runs a side, same VM): a check takes 8.1-8.9 s at the
+  // median on Node 20, 24 and 26 (it was 5.4-8.6 s), and at most 13.9-15.4
+  // s (it was 8.8-12.6 s on Node 20 and 24, 29.7 s on Node 26). The
+  // margins did not widen: the rounds of this VM still jump between two
+  // speeds at times, which no warm-up removes (check/margins.json).
+  warmupSeconds: 2,
   // Above this share of responses not received by the app's own process, it
   // serves from others (a cluster's workers): the lab is about the cost of
   // a request in one process. (The share below it: requests still in
@@ -155,11 +171,12 @@ module.exports = defineCheck(
   {
     gates: {
       // Set in the middle of what was measured (check/margins.json, ten
-      // runs per side, 2-vCPU VM, 2026-11-26): the starter at 0.15 on Node
-      // 20 but 0.49-0.55 on Node 24 and 26 (medians; 0.64 in the worst run);
-      // the reference at 0.93-1.02 against itself, and the other real fixes
-      // (Fastify without schemas, node:http) at 0.93-1.0 and above. Why the
-      // margins are 1.3-1.4x, not 3x, on Node 24 and 26: Express 5 costs
+      // runs per side, 2-vCPU AMD EPYC VM, 2026-12-02, with the 2 s
+      // warm-up): the starter at 0.19-0.20 on Node 20 but 0.53-0.58 on Node
+      // 24 and 26 (medians; 0.63 in the worst run); the reference at
+      // 0.98-1.03 against itself (0.80 in its worst run), and the other real
+      // fixes (Fastify without schemas, node:http) at 0.98-1.12. Why the
+      // margins are 1.1-1.3x, not 3x, on Node 24 and 26: Express 5 costs
       // only about twice what Fastify does per request there, and no
       // threshold sits 3x from both sides of a 2x gap. So the rounds go on
       // until their median is on one side with 90% confidence (at most

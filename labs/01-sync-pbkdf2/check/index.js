@@ -28,8 +28,10 @@ const { cpuClockStep } = require('../../../scripts/checks/against-reference');
 // bench's rows the worst runs still sit 4.8x or more past (the starter's
 // loop delay) and 14x or more inside (check/margins.json).
 const SETTINGS = { connections: 10, duration: 2, probeEveryMs: 50 };
-// The least share of a hash's CPU time a sign-in may cost the app, alone (the
-// auth-work gate) and under load (a response case): see the gate's comment.
+// The least share of a hash's CPU time a sign-in may cost the app: alone
+// (the auth-work gate) and under load (a response case). See the gate's
+// comment and workUnderLoad's for why they differ.
+const LONE_HASH_SHARE = 0.5;
 const HASH_SHARE = 0.3;
 const LONE_PAIRS = 5; // sign-ins timed one at a time, each beside a hash (an odd number: a median of them)
 
@@ -197,7 +199,9 @@ async function signInsUnderLoad(app, ctx, t) {
  * on a 2-vCPU AMD EPYC VM (2026-11-28, 21 checks: Node 20 idle and with a
  * CPU hog, 24, 26): the reference 0.79-1.58 t (2.6x inside 0.3 at worst),
  * the starter 0.97-2.28 t, that two-hash app 0.02 t (15x past), a tenth of
- * the iterations 0.17 t.
+ * the iterations 0.17 t. Its bar stays 0.3 t, below the lone gate's 0.5:
+ * the correct fixes' worst reading here (0.79 t) is lower than alone, and
+ * the cheaper hashes are the lone gate's to catch.
  */
 function workUnderLoad(cpuPerSignIn, hashCpu) {
   const ratio = cpuPerSignIn / hashCpu;
@@ -338,13 +342,17 @@ module.exports = defineCheck(
       // tenth of the iterations read 0.11-0.16 t (1.85x past at worst: the
       // request's own CPU adds a few hundredths of t), a 64-byte key (one
       // block of SHA-512 instead of eight) 0.11-0.19 t (1.56x past); no hash
-      // at all 0.02 t. A cut to a fifth of the work would read about 0.23 t,
-      // close to the threshold; a smaller cut than that is beyond what a
-      // measurement can tell from noise.
+      // at all 0.02 t. The threshold was 0.3 t until a CI run (2026-12-02,
+      // Node 20, late in the extended suite) read the 64-byte key at 0.24,
+      // 0.30, 0.30, 0.34, 0.29 t and passed it (median 0.30: 1.0x inside).
+      // 0.5 t sits in the middle of the two worst runs seen (0.86 t of a full
+      // hash, 0.30 t of an eighth of one): 1.7x from each. A cut to a
+      // quarter of the work would read about 0.3 t; a smaller cut than that
+      // is beyond what a measurement can tell from noise.
       'auth-work': {
         label: 'CPU time the app spends on one /auth, alone (it must still hash the password)',
         op: '>=',
-        threshold: HASH_SHARE,
+        threshold: LONE_HASH_SHARE,
         per: 't',
         unit: 'ms',
         pass: 'Each sign-in still does the full 10 000-iteration hash.',

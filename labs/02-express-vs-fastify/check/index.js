@@ -34,7 +34,7 @@ const SETTINGS = {
   // 7-9k in its first round after 1.5 s, 16-18k from the second on; the
   // reference's 14-18k after 0.6 s, 30k+ later), and each app at its own
   // pace: after 0.6 s the rounds' ratios spread from 0.28 to 1.11 and two
-  // starter checks in nine took 20 rounds, "too noisy", and a second
+  // starter checks in eight took 20 rounds, "too noisy", and a second
   // measurement (27 and 31 s); after 2 s, in ten checks on Node 24 and 26,
   // the starter's ratios read 0.41-0.61 but for one 0.86, and each check
   // decided in 5 rounds (once 8), in 9.1-11.6 s. What it costs, in the

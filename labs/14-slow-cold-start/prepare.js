@@ -189,11 +189,11 @@ module.exports = { slugify, truncate };
 
 const TOOLKIT_AREAS = [
   // [folder, how many modules, what they are]
-  ['clients', 720, 'client'],
-  ['schemas', 1080, 'schema'],
-  ['locales', 360, 'locale'],
-  ['reports', 270, 'report'],
-  ['workflows', 450, 'workflow'],
+  ['clients', 1750, 'client'],
+  ['schemas', 2630, 'schema'],
+  ['locales', 880, 'locale'],
+  ['reports', 650, 'report'],
+  ['workflows', 1090, 'workflow'],
 ];
 
 function clientModule(rand, name) {
@@ -470,7 +470,7 @@ function configFiles() {
       freeFromMinorUnits: 5000,
       zones: [],
       // Every carrier's services, with their rules: the same for every market unless it says otherwise.
-      services: Array.from({ length: 800 }, (_, i) => ({
+      services: Array.from({ length: 5500 }, (_, i) => ({
         id: `${['parcel', 'express', 'freight'][i % 3]}-${i}`,
         carrier: wordFrom(rand),
         maxWeightGrams: 1000 * (1 + Math.floor(rand() * 30)),
@@ -592,7 +592,7 @@ function pageBody(rand, page, w) {
     </ul>`;
   }
   // A page this server does not render: sections, lists and conditions like the real ones.
-  const sections = Array.from({ length: 1 + Math.floor(rand() * 2) }, (_, i) => {
+  const sections = Array.from({ length: 5 + Math.floor(rand() * 6) }, (_, i) => {
     const field = camel([wordFrom(rand, 2), wordFrom(rand, 2)]);
     return `    <section class="${wordFrom(rand)}">
       <h2>${wordFrom(rand)} ${wordFrom(rand)}</h2>

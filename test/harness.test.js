@@ -61,6 +61,17 @@ describe('starting apps', () => {
       await app.stop();
     }
   });
+
+  test('a start that takes a while says it is still starting, and stops saying so once the app listens', async () => {
+    const lines = [];
+    const app = await start('waits-then-listens.js', { progress: (line) => lines.push(line), stillStartingEveryMs: 100 });
+    const heard = lines.length;
+    await new Promise((r) => setTimeout(r, 250));
+    await app.stop();
+    expect(heard).toBeGreaterThan(0);
+    expect(lines[0]).toMatch(/still starting: \d+ s since it was spawned, not listening yet/);
+    expect(lines.length).toBe(heard);
+  });
 });
 
 describe('the start, as the app saw it', () => {

@@ -14,6 +14,9 @@ const { StdoutCollector } = require('./stdout-collector');
 const { withPreload } = require('./node-options');
 const { CALLS_ENV } = require('./call-counter');
 
+// How often a start that has not listened yet says so (with a progress function).
+const STILL_STARTING_EVERY_MS = 3000;
+
 const PROBE = path.join(__dirname, 'probe.js');
 
 class AppError extends Error {
@@ -76,7 +79,7 @@ async function startApp(appFile, options = {}) {
   }
 }
 
-async function startProbed(file, { timeoutMs, nodeArgs, env, output, launch, cwd, collector, whileStarting }) {
+async function startProbed(file, { timeoutMs, nodeArgs, env, output, launch, cwd, collector, whileStarting, progress, stillStartingEveryMs = STILL_STARTING_EVERY_MS }) {
   // Every thread and Node process of the app reports its memory and CPU
   // here; the app's main thread also takes the harness's questions here.
   const census = await createCensus();
@@ -109,12 +112,22 @@ async function startProbed(file, { timeoutMs, nodeArgs, env, output, launch, cwd
     if (!collector) child.stdout.pipe(output, { end: false });
     child.stderr.pipe(output, { end: false });
   }
+  // A slow start (lab 14's starter takes seconds) says it is still going,
+  // so that the terminal is never silent for long.
+  const stillStarting = progress
+    ? setInterval(() => {
+        const s = Math.round((performance.timeOrigin + performance.now() - spawnedAt) / 1000);
+        progress(`  still starting: ${s} s since it was spawned, not listening yet (waiting for it up to ${Math.round(timeoutMs / 1000)} s)`);
+      }, stillStartingEveryMs)
+    : null;
   try {
     if (whileStarting) whileStarting();
     await handle.listening(timeoutMs);
   } catch (err) {
     await handle.stop();
     throw err;
+  } finally {
+    clearInterval(stillStarting);
   }
   return handle;
 }

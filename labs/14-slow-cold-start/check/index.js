@@ -125,7 +125,7 @@ async function appStart(ctx, { more, giveUpAfterMs }) {
   });
   let app;
   try {
-    app = await ctx.start(ctx.candidate, 'candidate', { timeoutMs: giveUpAfterMs ?? SETTINGS.startTimeoutMs });
+    app = await ctx.start(ctx.candidate, 'candidate', { timeoutMs: giveUpAfterMs ?? SETTINGS.startTimeoutMs, progress: ctx.progress });
   } catch (err) {
     if (giveUpAfterMs && err.reason === 'timeout') return stoppedWaiting(NaN);
     throw err;

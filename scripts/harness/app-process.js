@@ -36,7 +36,7 @@ class AppError extends Error {
 /**
  * @param {string} appFile path to the app's entry file
  * @param {object} [options]
- * @param {number} [options.timeoutMs] how long the app may take to listen
+ * @param {number} [options.timeoutMs] how long the app may take to listen (default a minute)
  * @param {string[]} [options.nodeArgs] extra flags for node (e.g. --prof)
  * @param {object} [options.env] extra environment variables
  * @param {string} [options.cwd] working directory (default: the app's folder)
@@ -56,7 +56,10 @@ class AppError extends Error {
  * @returns {Promise<AppHandle>}
  */
 async function startApp(appFile, options = {}) {
-  const { timeoutMs = 10_000, output } = options;
+  // A minute: lab 14's starter takes some ten seconds to listen on a
+  // 2-vCPU machine, twice that beside other work, and says it is still
+  // starting meanwhile (progress); a check passes its own, shorter one.
+  const { timeoutMs = 60_000, output } = options;
   let { nodeArgs = [], env = {}, countCalls } = options;
   const file = path.resolve(appFile);
   if (!fs.existsSync(file)) {

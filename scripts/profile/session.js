@@ -47,10 +47,10 @@ async function applyStandardLoad({ lab, url, duration, progress, label = '', sto
  * `fn(app)`, and stops the app afterwards whatever happened, waiting up to
  * `graceMs` for it to end by itself (profilers write their files then).
  */
-async function withApp({ lab, file, nodeArgs = [], env, cwd, output, graceMs, progress, timeoutMs = 20_000 }, fn) {
+async function withApp({ lab, file, nodeArgs = [], env, cwd, output, graceMs, progress }, fn) {
   progress(`Starting ${relative(file)}${nodeArgs.length ? ` with ${nodeArgs.join(' ')}` : ''}`);
   // As `workbook run` starts it: the lab's flags and services too.
-  const app = await startApp(file, { lab, nodeArgs, env, cwd, output, progress, timeoutMs });
+  const app = await startApp(file, { lab, nodeArgs, env, cwd, output, progress });
   try {
     return await fn(app);
   } finally {

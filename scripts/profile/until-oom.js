@@ -42,7 +42,7 @@ async function loadUntilOutOfMemory({ lab, file, dir, nodeArgs, logFile, duratio
   const args = [`--max-old-space-size=${heapLimitMb}`, ...nodeArgs];
   const log = fs.createWriteStream(logFile);
   progress(`Starting ${relative(file)} with ${args.join(' ')}`);
-  const app = await startApp(file, { lab, nodeArgs: args, cwd: dir, output: log, progress, timeoutMs: 20_000 });
+  const app = await startApp(file, { lab, nodeArgs: args, cwd: dir, output: log, progress });
   const standard = checkOf(lab).standardLoad;
   const started = Date.now();
   let stopped = false;

@@ -17,10 +17,6 @@ const { table } = require('../read/table');
 
 // Finer than --cpu-prof's default of 1 ms: a start-up is short.
 const INTERVAL_US = 250;
-// A start profiled this finely is slower than usual (lab 14's starter, some
-// ten seconds on a 2-vCPU machine, more with other work running): give it a
-// minute to listen.
-const START_TIMEOUT_MS = 60_000;
 
 module.exports = {
   name: 'startup',
@@ -33,7 +29,7 @@ module.exports = {
     // low (measured on lab 14's starter: 167 ms of waits with it, 555 ms
     // without).
     const timeStart = (args, label) =>
-      withApp({ file, nodeArgs: args, graceMs: 10_000, progress, timeoutMs: START_TIMEOUT_MS }, async (app) => {
+      withApp({ file, nodeArgs: args, graceMs: 10_000, progress }, async (app) => {
         progress(`${label}: listening ${Math.round(app.listeningAt - app.spawnedAt)} ms after spawn. Asking each example route once, all at once: ${examples.join(', ')}`);
         const answers = await Promise.all(
           examples.map((p) =>

@@ -189,11 +189,11 @@ module.exports = { slugify, truncate };
 
 const TOOLKIT_AREAS = [
   // [folder, how many modules, what they are]
-  ['clients', 2100, 'client'],
-  ['schemas', 3150, 'schema'],
-  ['locales', 1060, 'locale'],
-  ['reports', 780, 'report'],
-  ['workflows', 1310, 'workflow'],
+  ['clients', 1080, 'client'],
+  ['schemas', 1620, 'schema'],
+  ['locales', 540, 'locale'],
+  ['reports', 405, 'report'],
+  ['workflows', 675, 'workflow'],
 ];
 
 function clientModule(rand, name) {
@@ -470,7 +470,7 @@ function configFiles() {
       freeFromMinorUnits: 5000,
       zones: [],
       // Every carrier's services, with their rules: the same for every market unless it says otherwise.
-      services: Array.from({ length: 5500 }, (_, i) => ({
+      services: Array.from({ length: 2000 }, (_, i) => ({
         id: `${['parcel', 'express', 'freight'][i % 3]}-${i}`,
         carrier: wordFrom(rand),
         maxWeightGrams: 1000 * (1 + Math.floor(rand() * 30)),
@@ -488,14 +488,14 @@ function configFiles() {
   };
   files.set('defaults.json', JSON.stringify(defaults, null, 2));
   for (const market of MARKETS) {
-    const zones = Array.from({ length: 3600 }, (_, i) => ({
+    const zones = Array.from({ length: 3000 }, (_, i) => ({
       from: String(i * 80).padStart(5, '0'),
       to: String(i * 80 + 79).padStart(5, '0'),
       deliveryDays: 1 + Math.floor(rand() * 6),
       surchargeMinorUnits: Math.floor(rand() * 800),
       carrier: ['parcel', 'express', 'freight'][Math.floor(rand() * 3)],
     }));
-    const stores = Array.from({ length: 400 }, (_, i) => ({
+    const stores = Array.from({ length: 200 }, (_, i) => ({
       id: `${market.code}-${i}`,
       name: `${wordFrom(rand)} ${wordFrom(rand)}`,
       address: { street: `${wordFrom(rand)}str. ${1 + Math.floor(rand() * 200)}`, city: wordFrom(rand), postcode: String(Math.floor(rand() * 99_999)).padStart(5, '0') },
@@ -592,7 +592,7 @@ function pageBody(rand, page, w) {
     </ul>`;
   }
   // A page this server does not render: sections, lists and conditions like the real ones.
-  const sections = Array.from({ length: 7 + Math.floor(rand() * 7) }, (_, i) => {
+  const sections = Array.from({ length: 3 + Math.floor(rand() * 3) }, (_, i) => {
     const field = camel([wordFrom(rand, 2), wordFrom(rand, 2)]);
     return `    <section class="${wordFrom(rand)}">
       <h2>${wordFrom(rand)} ${wordFrom(rand)}</h2>

@@ -119,8 +119,10 @@ async function startProbed(file, { timeoutMs, nodeArgs, env, output, launch, cwd
   // so that the terminal is never silent for long.
   const stillStarting = progress
     ? setInterval(() => {
-        const s = Math.round((performance.timeOrigin + performance.now() - spawnedAt) / 1000);
-        progress(`  still starting: ${s} s since it was spawned, not listening yet (waiting for it up to ${Math.round(timeoutMs / 1000)} s)`);
+        const elapsedMs = performance.timeOrigin + performance.now() - spawnedAt;
+        if (elapsedMs >= timeoutMs) return; // the timeout's own error says the rest
+        const s = Math.round(elapsedMs / 1000);
+        progress(`  still starting: ${s} s since it was spawned, not listening yet (waiting for it up to ${timeoutMs < 10_000 ? (timeoutMs / 1000).toFixed(1) : Math.round(timeoutMs / 1000)} s)`);
       }, stillStartingEveryMs)
     : null;
   try {

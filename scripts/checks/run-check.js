@@ -15,6 +15,9 @@ const { verdictOf } = require('./gates');
 const { EarlyVerdict, CheckDefinitionError } = require('./define-check');
 const { relative, checkOf } = require('../lib/labs');
 
+// How long an app in a check may take to listen, unless the check says.
+const CHECK_START_TIMEOUT_MS = 10_000;
+
 /**
  * @param {object} lab an entry of scripts/lib/labs.js
  * @param {object} [options]
@@ -153,6 +156,10 @@ class CheckContext {
       );
     }
     options = {
+      // Ten seconds to listen, unless the check says otherwise (lab 14's
+      // times starts itself): a check judges, and an app that has not
+      // listened by then has failed; \`workbook run\` waits a minute.
+      timeoutMs: CHECK_START_TIMEOUT_MS,
       ...options,
       nodeArgs: [...this.check.nodeArgs, ...(options.nodeArgs || [])],
       countCalls: this.check.countCalls || undefined,

@@ -56,9 +56,9 @@ class AppError extends Error {
  * @returns {Promise<AppHandle>}
  */
 async function startApp(appFile, options = {}) {
-  // A minute: lab 14's starter takes some ten seconds to listen on a
-  // 2-vCPU machine, twice that beside other work, and says it is still
-  // starting meanwhile (progress); a check passes its own, shorter one.
+  // A minute: lab 14's starter takes six or seven seconds to listen on a
+  // 2-vCPU machine, more beside other work, and says it is still starting
+  // meanwhile (progress). Checks pass their own, shorter one (run-check.js).
   const { timeoutMs = 60_000, output } = options;
   let { nodeArgs = [], env = {}, countCalls } = options;
   const file = path.resolve(appFile);
